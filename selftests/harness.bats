@@ -1,0 +1,111 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Self-test of the VM harness itself: the guest boots with the expected
+# topology, the agent returns output and exit status faithfully, modules
+# load, the kernel log scan catches a real WARN, timeouts and a dead guest are
+# reported instead of hanging the run.
+
+load lib/vm
+
+# The module used for the load/unload and splat tests.
+HARNESS_MODULE="${HARNESS_MODULE:-smo_test}"
+
+setup_file() { vm_start; }
+teardown_file() { vm_stop; }
+teardown() { vm_teardown_test; }
+
+@test "the VM boots and its agent answers" {
+	vm_alive
+	run -0 vm_run 'echo hello from $(uname -m)'
+	assert_output "hello from x86_64"
+	[[ -s "$VM_RUN_DIR/boot.seconds" ]]
+}
+
+@test "the guest runs a SLUB kernel with sysfs slab info" {
+	run -0 vm_run 'test -d /sys/kernel/slab && ls /sys/kernel/slab | wc -l'
+	((output > 10))
+}
+
+@test "the guest has two NUMA nodes online" {
+	run -0 vm_run 'cat /sys/devices/system/node/online'
+	assert_output "0-1"
+	run -0 vm_run 'cat /sys/devices/system/node/node1/cpulist'
+	assert_output "1"
+}
+
+@test "debugfs, tmpfs and the unprivileged user are set up" {
+	run -0 vm_run 'grep -c " /sys/kernel/debug debugfs " /proc/mounts; grep -c " /tmp tmpfs " /proc/mounts'
+	assert_output $'1\n1'
+	run -0 vm_run_as_tester 'id -u; touch /tmp/t && echo ok'
+	assert_output $'1000\nok'
+	run -0 vm_run 'command -v slabinfo insmod rmmod lsmod'
+}
+
+@test "the guest command's exit status is returned" {
+	run -3 vm_run 'echo on stdout; echo on stderr >&2; exit 3'
+	assert_output $'on stdout\non stderr'
+	run -0 vm_run true
+	run -1 vm_run false
+}
+
+@test "output round-trips byte for byte" {
+	local s
+	s=$'quotes \' " `back` $HOME ${x} \\ \\n %s %%\n\ttabbed line\n\nlast line  '
+	vm_run "cat <<'SMO_EOF'
+$s
+SMO_EOF" >"$BATS_TEST_TMPDIR/got"
+	printf '%s\n' "$s" >"$BATS_TEST_TMPDIR/want"
+	cmp "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
+	# no trailing newline, binary-ish bytes
+	run -0 vm_run "printf 'a\\001b'"
+	[[ "$output" == $'a\001b' ]]
+	# a larger output
+	run -0 vm_run 'seq 1 20000 | md5sum'
+	assert_output "$(seq 1 20000 | md5sum)"
+}
+
+@test "a module from modules/ loads and unloads" {
+	run -0 vm_run "test -f /lib/modules/smo/$HARNESS_MODULE.ko"
+	run -0 vm_insmod "$HARNESS_MODULE"
+	run -0 vm_run "lsmod | grep -w ^$HARNESS_MODULE"
+	run -0 vm_run "test -e /sys/kernel/slab/$HARNESS_MODULE && test -e /sys/kernel/debug/smo/callfn"
+	run -0 vm_rmmod "$HARNESS_MODULE"
+	run -1 vm_run "lsmod | grep -w ^$HARNESS_MODULE"
+}
+
+@test "the kernel log scan catches a WARN" {
+	run -0 vm_check_log # baseline: nothing so far
+	run -0 vm_insmod "$HARNESS_MODULE"
+	# the write itself may fail (EIO); only the splat matters
+	run vm_run 'echo warn > /sys/kernel/debug/smo/callfn'
+	run -1 vm_check_log
+	assert_output --partial "WARNING:"
+	run -0 vm_rmmod "$HARNESS_MODULE"
+	# the check moved the baseline past the splat: teardown stays clean
+	vm_log_reset
+	run -0 vm_check_log
+}
+
+@test "a command past its timeout fails fast and the agent still answers" {
+	local start=$SECONDS
+	VM_TIMEOUT=3 run -124 vm_run 'sleep 30'
+	((SECONDS - start <= 10))
+	run -0 vm_run 'echo still here'
+	assert_output "still here"
+	# the killed command left nothing behind
+	run -1 vm_run 'ps | grep -v grep | grep "sleep 30"'
+}
+
+@test "a guest crash is reported as 255 and a restart recovers" {
+	run vm_run 'echo c > /proc/sysrq-trigger'
+	# the command dies with the guest: 255 (or no reply at all)
+	[[ "$status" == 255 || "$status" == 124 ]]
+	for _ in 1 2 3 4 5 6 7 8 9 10; do vm_alive || break; sleep 0.5; done
+	run ! vm_alive
+	run -255 vm_run true
+	run -1 vm_check_log
+	assert_output --partial "Kernel panic"
+	vm_restart
+	run -0 vm_run 'echo back'
+	assert_output "back"
+}

@@ -1,0 +1,221 @@
+# shellcheck shell=bash
+# selftests/lib/vm.bash - bats helpers that run tests inside the smo QEMU guest.
+#
+# Load from every .bats file (it also loads bats-support and bats-assert):
+#
+#   load lib/vm
+#   setup_file()    { vm_start; }            # one guest per .bats file
+#   teardown_file() { vm_stop; }
+#   teardown()      { vm_teardown_test; }    # fails a test that splatted
+#
+#   @test "x" { run -0 vm_run 'cat /sys/kernel/slab/smo_test/objects'; }
+#
+# Functions
+#   vm_start [KERNEL_ARGS...]  build what is missing (kernel, modules/,
+#                 initramfs; skipped with VM_NO_BUILD=1), boot the guest with
+#                 SMO_CMDLINE plus KERNEL_ARGS, wait for its agent.  Exports
+#                 VM_RUN_DIR.  Fails (with the console tail) if it does not boot.
+#   vm_stop       power the guest off via the agent, then kill the QEMU pid
+#                 that vm_start started if it is still there.  Copies the
+#                 console log to $VM_LOG_DIR/<file>.console.log.
+#   vm_restart [KERNEL_ARGS...]  vm_stop + vm_start (e.g. after a panic test).
+#   vm_run CMD... run CMD (words joined by spaces, run by `sh -c` as root in
+#                 the guest); prints stdout+stderr, returns the guest's exit
+#                 status; 124 if it ran past VM_TIMEOUT seconds (default 60;
+#                 the host gives up at VM_TIMEOUT+5 s even if the guest hangs);
+#                 255 if QEMU is not running.  Use as `run vm_run 'cmd'`.
+#   vm_run_as_tester CMD...  as vm_run, but as the unprivileged user tester
+#                 (uid 1000).
+#   vm_insmod NAME [ARGS...]  insmod /lib/modules/smo/NAME.ko ARGS...
+#   vm_rmmod NAME             rmmod NAME
+#   vm_check_log  scan the guest kernel log (ttyS0, captured on the host)
+#                 since the previous check for splats (BUG:, WARNING:, Oops,
+#                 KASAN, UBSAN, lockdep, list corruption, SLUB debug reports,
+#                 panics...; see VM_LOG_PATTERNS); prints the offending lines
+#                 and returns 1 on a hit.  Either way the baseline moves to
+#                 the current end of the log.
+#   vm_log_reset  move the baseline to the end of the log without checking.
+#   vm_log_since_mark  print the log lines since the baseline (no check).
+#   vm_teardown_test  for teardown(): vm_check_log, and fail the test if it
+#                 hit or if QEMU has died.
+#   vm_alive      true while the QEMU of this file runs.
+#   vm_console    print the path of the console log.
+#
+# Environment: SMO_CMDLINE (extra kernel args, e.g. slub_debug=FZPU),
+# VM_TIMEOUT, VM_NO_BUILD=1, VM_LOG_DIR (default $SMO_CACHE/logs),
+# VM_LOG_PATTERNS_EXTRA (extra grep -E alternatives), plus vm/boot's SMO_*.
+
+bats_require_minimum_version 1.5.0 # run -N
+bats_load_library bats-support
+bats_load_library bats-assert
+
+VM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+export VM_ROOT
+: "${SMO_CACHE:=$HOME/.cache/smo}"
+export SMO_CACHE
+: "${VM_TIMEOUT:=60}"
+: "${VM_LOG_DIR:=$SMO_CACHE/logs}"
+
+VM_LOG_PATTERNS='BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|possible circular locking|list_add corruption|list_del corruption|Object corrupt|Redzone|Poison overwritten|kernel BUG at|Kernel panic|INFO: possible recursive locking|inconsistent lock state|rcu_.*detected stalls|refcount_t: '
+
+# The run dir survives between setup_file and the tests through this file
+# (exported variables do too; the file is for helpers run in subshells).
+_vm_state_file() { printf '%s/vm-run-dir\n' "${BATS_FILE_TMPDIR:?vm.bash needs bats}"; }
+
+_vm_rundir() {
+	if [[ -z "${VM_RUN_DIR:-}" && -f "$(_vm_state_file)" ]]; then
+		VM_RUN_DIR="$(cat "$(_vm_state_file)")"
+	fi
+	printf '%s\n' "${VM_RUN_DIR:-}"
+}
+
+vm_alive() {
+	local dir pid st
+	dir="$(_vm_rundir)"
+	[[ -n "$dir" ]] || return 1
+	pid="$(cat "$dir/qemu.pid" 2>/dev/null)" || return 1
+	[[ -n "$pid" && -r "/proc/$pid/stat" ]] || return 1
+	st="$(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f1)"
+	[[ "$st" != Z && "$st" != X ]] || return 1
+	grep -qF "$dir/agent" "/proc/$pid/cmdline" 2>/dev/null
+}
+
+vm_console() { printf '%s/console.log\n' "$(_vm_rundir)"; }
+
+vm_start() {
+	local dir="${BATS_FILE_TMPDIR:?vm_start must be called from setup_file}/vm"
+	local build_log="$BATS_FILE_TMPDIR/vm-build.log" step cmdline="${SMO_CMDLINE:-} $*"
+	if [[ "${VM_NO_BUILD:-0}" != 1 ]]; then
+		for step in build-kernel build-modules build-initramfs; do
+			if ! "$VM_ROOT/vm/$step" >>"$build_log" 2>&1 3>&-; then
+				echo "vm_start: vm/$step failed; last lines of $build_log:" >&2
+				tail -n 30 "$build_log" >&2
+				return 1
+			fi
+		done
+	fi
+	mkdir -p "$dir"
+	printf '%s\n' "$dir" >"$(_vm_state_file)"
+	export VM_RUN_DIR="$dir"
+	rm -f "$dir/log.offset"
+	# 3>&-: QEMU must not hold bats' fd 3, or bats waits for it forever.
+	if ! SMO_CMDLINE="" "$VM_ROOT/vm/boot" --daemon --run-dir "$dir" \
+		--cmdline "$cmdline" >/dev/null 2>"$BATS_FILE_TMPDIR/vm-boot.log" 3>&-; then
+		cat "$BATS_FILE_TMPDIR/vm-boot.log" >&2
+		echo "vm_start: the guest did not boot (run dir $dir)" >&2
+		_vm_save_console
+		return 1
+	fi
+	echo 0 >"$dir/log.offset"
+}
+
+_vm_save_console() {
+	local dir name
+	dir="$(_vm_rundir)"
+	[[ -n "$dir" && -f "$dir/console.log" ]] || return 0
+	name="$(basename "${BATS_TEST_FILENAME:-vm}" .bats)"
+	mkdir -p "$VM_LOG_DIR" 2>/dev/null || return 0
+	cp "$dir/console.log" "$VM_LOG_DIR/$name.console.log" 2>/dev/null || true
+}
+
+vm_stop() {
+	local dir
+	dir="$(_vm_rundir)"
+	[[ -n "$dir" ]] || return 0
+	"$VM_ROOT/vm/stop" -d "$dir" 3>&- || true
+	_vm_save_console
+	return 0
+}
+
+vm_restart() {
+	vm_stop
+	VM_NO_BUILD=1 vm_start "$@"
+}
+
+vm_run() {
+	local dir
+	dir="$(_vm_rundir)"
+	if [[ -z "$dir" ]]; then
+		echo "vm_run: no VM (call vm_start in setup_file)" >&2
+		return 255
+	fi
+	"$VM_ROOT/vm/run" -d "$dir" -t "${VM_TIMEOUT:-60}" -- "$*" 3>&-
+}
+
+vm_run_as_tester() {
+	local cmd="$*"
+	vm_run "su tester -s /bin/sh -c $(printf '%q' "$cmd")"
+}
+
+vm_insmod() {
+	local name="${1:?vm_insmod NAME [ARGS...]}"
+	shift
+	vm_run "insmod /lib/modules/smo/$name.ko $*"
+}
+
+vm_rmmod() { vm_run "rmmod ${1:?vm_rmmod NAME}"; }
+
+# Put a marker into the kernel log and wait until it shows up on the console
+# log: everything printed before it is then in the file.  Prints the byte
+# offset of the marker line, or the file size if the guest cannot be reached.
+_vm_log_mark() {
+	local dir="$1" mark off i
+	mark="smo-log-mark-$$-$RANDOM$RANDOM"
+	if vm_alive && VM_TIMEOUT=10 vm_run "echo $mark >/dev/kmsg" >/dev/null 2>&1; then
+		for ((i = 0; i < 100; i++)); do
+			off="$(grep -a -b -F -m1 -- "$mark" "$dir/console.log" 2>/dev/null | cut -d: -f1)"
+			[[ -n "$off" ]] && { printf '%s\n' "$off"; return 0; }
+			sleep 0.05
+		done
+	fi
+	stat -c %s "$dir/console.log" 2>/dev/null || echo 0
+}
+
+# Print the log between the baseline and a new mark; move the baseline.
+_vm_log_take() {
+	local dir start end
+	dir="$(_vm_rundir)"
+	[[ -n "$dir" && -f "$dir/console.log" ]] || return 0
+	start="$(cat "$dir/log.offset" 2>/dev/null || echo 0)"
+	end="$(_vm_log_mark "$dir")"
+	((end >= start)) || start=0
+	echo "$end" >"$dir/log.offset"
+	tail -c +"$((start + 1))" "$dir/console.log" | head -c "$((end - start))" | tr -d '\r'
+}
+
+vm_log_since_mark() {
+	local dir start
+	dir="$(_vm_rundir)"
+	start="$(cat "$dir/log.offset" 2>/dev/null || echo 0)"
+	tail -c +"$((start + 1))" "$dir/console.log" | tr -d '\r'
+}
+
+vm_log_reset() { _vm_log_take >/dev/null; }
+
+vm_check_log() {
+	local text pat="$VM_LOG_PATTERNS" hits
+	[[ -n "${VM_LOG_PATTERNS_EXTRA:-}" ]] && pat+="|$VM_LOG_PATTERNS_EXTRA"
+	text="$(_vm_log_take)"
+	hits="$(grep -a -E -n -- "$pat" <<<"$text" || true)"
+	[[ -z "$hits" ]] && return 0
+	echo "vm_check_log: kernel log splat (console: $(vm_console)):"
+	# the matching lines, then the log from the first hit on (bounded)
+	sed 's/^/  | /' <<<"$hits"
+	echo "  --- context ---"
+	local first="${hits%%:*}"
+	sed -n "${first},$((first + 40))p" <<<"$text" | sed 's/^/  | /'
+	return 1
+}
+
+vm_teardown_test() {
+	local rc=0
+	vm_check_log || rc=1
+	if ! vm_alive; then
+		echo "vm_teardown_test: QEMU is not running (console: $(vm_console))"
+		tail -n 30 "$(vm_console)" 2>/dev/null | tr -d '\r' | sed 's/^/  | /'
+		rc=1
+	fi
+	if ((rc)); then
+		fail "kernel log check failed after: ${BATS_TEST_DESCRIPTION:-test}"
+	fi
+}

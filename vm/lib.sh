@@ -1,0 +1,112 @@
+# shellcheck shell=bash
+# vm/lib.sh - shared definitions for the smo VM harness scripts.
+#
+# Sourced (never run) by vm/* scripts.  Defines where the cache lives, how the
+# kernel build directory is keyed, and small helpers for progress messages.
+#
+# Environment:
+#   SMO_CACHE   cache root (default: ~/.cache/smo).  Everything the harness
+#               builds lives below it; `make clean-cache` removes it.
+#   SMO_LINUX_TARBALL   kernel source tarball (default /usr/src/linux-source-6.12.tar.xz)
+#   SMO_LINUX_PKG       Debian package providing it (default linux-source-6.12)
+
+# The checkout this file belongs to.
+SMO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SMO_CACHE="${SMO_CACHE:-$HOME/.cache/smo}"
+SMO_LINUX_PKG="${SMO_LINUX_PKG:-linux-source-6.12}"
+SMO_LINUX_TARBALL="${SMO_LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}"
+SMO_LINUX_DIRNAME="linux-source-6.12"
+# Bump when the way a tree is prepared/configured changes incompatibly, so old
+# cached trees are not reused.
+SMO_KEY_VERSION="1"
+
+export SMO_ROOT SMO_CACHE
+
+msg()  { printf '%s: %s\n' "${SMO_PROG:-${0##*/}}" "$*" >&2; }
+die()  { msg "error: $*"; exit 1; }
+
+# Print "--help" text: the leading comment block of the calling script.
+smo_usage() {
+	awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"
+}
+
+# Handle --help / -h in a script's first argument.
+smo_help_check() {
+	case "${1:-}" in
+	-h|--help) smo_usage; exit 0 ;;
+	esac
+}
+
+# Patches listed in kernel-patch/series, in order (comments and blank lines
+# skipped; only the first field of a line is the file name).
+smo_series() {
+	local series="$SMO_ROOT/kernel-patch/series" line
+	[[ -f "$series" ]] || return 0
+	while IFS= read -r line || [[ -n "$line" ]]; do
+		line="${line%%#*}"
+		read -r line _ <<<"$line" || true
+		[[ -n "$line" ]] && printf '%s\n' "$line"
+	done <"$series"
+}
+
+smo_linux_version() {
+	dpkg-query -W -f='${Version}' "$SMO_LINUX_PKG" 2>/dev/null ||
+		die "$SMO_LINUX_PKG is not installed (run vm/install-deps)"
+}
+
+# Key of the kernel build: source package version, every patch of the series
+# (name and content, in order) and every vm/config/*.config fragment.
+smo_kernel_key() {
+	local p f
+	{
+		printf 'key-version %s\n' "$SMO_KEY_VERSION"
+		printf 'linux %s %s\n' "$SMO_LINUX_PKG" "$(smo_linux_version)"
+		while IFS= read -r p; do
+			f="$SMO_ROOT/kernel-patch/$p"
+			[[ -f "$f" ]] || die "kernel-patch/series lists $p, which does not exist"
+			printf 'patch %s %s\n' "$p" "$(sha256sum <"$f" | cut -d' ' -f1)"
+		done < <(smo_series)
+		for f in "$SMO_ROOT"/vm/config/*.config; do
+			[[ -f "$f" ]] || continue
+			printf 'config %s %s\n' "${f##*/}" "$(sha256sum <"$f" | cut -d' ' -f1)"
+		done
+	} | sha256sum | cut -c1-12
+}
+
+# Directory holding one keyed kernel tree plus its stamps and logs.
+smo_kernel_dir() { printf '%s/kernel-%s\n' "$SMO_CACHE" "$(smo_kernel_key)"; }
+# The kernel tree itself (KDIR for module builds).
+smo_kdir() { printf '%s/%s\n' "$(smo_kernel_dir)" "$SMO_LINUX_DIRNAME"; }
+
+# Run a long command with its output in LOG; print a progress line every
+# SMO_PROGRESS_SECS (default 20) seconds with the elapsed time and the log's
+# last line.  On failure print the log tail and its path.
+smo_run_logged() {
+	local log="$1" what="$2"; shift 2
+	local start=$SECONDS pid rc last
+	msg "$what (log: $log)"
+	"$@" >"$log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		local i
+		for ((i = 0; i < ${SMO_PROGRESS_SECS:-20}; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 1
+		done
+		if kill -0 "$pid" 2>/dev/null; then
+			last="$(tail -n 1 "$log" 2>/dev/null | cut -c1-100)"
+			msg "  ... $((SECONDS - start))s: $last"
+		fi
+	done
+	rc=0
+	wait "$pid" || rc=$?
+	if ((rc != 0)); then
+		msg "$what FAILED (exit $rc) after $((SECONDS - start))s; last lines of $log:"
+		tail -n 30 "$log" >&2
+		return "$rc"
+	fi
+	msg "$what done in $((SECONDS - start))s"
+}
+
+# Directory of built artifacts that are not keyed by the kernel (initramfs...).
+smo_artifacts_dir() { printf '%s/artifacts-%s\n' "$SMO_CACHE" "$(smo_kernel_key)"; }
