@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smo_test - exercise Slab Movable Objects through debugfs.
+ *
+ * The module owns the cache "smo_test" and keeps every object it allocates
+ * on a list, in allocation order, so that userspace can punch holes into
+ * chosen slabs and watch shrinking and kmem_defrag_slabs() empty them:
+ *
+ *   /sys/kernel/debug/smo/callfn  (write, root) one command per write:
+ *	enable			make smo_test movable
+ *	alloc N [NODE]		allocate N objects (on NODE)
+ *	free N [POS]		free N objects from list position POS (N=0: all)
+ *	punch KEEP [POS [CNT]]	keep one in KEEP of CNT objects from POS
+ *	verify			check every object's id and checksum
+ *	shrink			kmem_cache_shrink(smo_test)
+ *	defrag NODE		kmem_defrag_slabs(NODE), -1 for all nodes
+ *	test [NR [KEEP]]	self-checking run on a private cache
+ *	warn			fire a WARN() (tests the harness's log scan)
+ *   /sys/kernel/debug/smo/result  (read, root) outcome of the last command
+ *   /sys/kernel/debug/smo/stats   (read, root) object and migration counters
+ *
+ * A failed command fails the write with an errno: -EINVAL for malformed
+ * input, the error of the failing call otherwise, -EBADMSG when a check
+ * finds a lost, duplicated or corrupted object.
+ *
+ * Locking: smo_lock protects the pools.  The isolate callback takes it and
+ * the migrate callback releases it, so commands must not hold it around
+ * kmem_cache_shrink(), kmem_defrag_slabs() or cache creation/destruction.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bug.h>
+#include <linux/ctype.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/numa.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+
+#define SMO_CMD_MAX	128
+#define SMO_ARGS_MAX	3
+#define SMO_ID_NONE	(~0UL)
+
+struct smo_object {
+	struct list_head list;	/* pool->objects, in allocation order */
+	unsigned long id;
+	u32 check;		/* smo_checksum(id) while allocated */
+	char payload[36];	/* copied on migration, sizes the object */
+};
+
+/* Counters kept per pool; read through the stats file for the main pool */
+struct smo_stats {
+	unsigned long moved;
+	unsigned long migrate_failed;
+	unsigned long isolate_skipped;
+};
+
+/*
+ * A cache and the objects allocated from it.  @live maps an object's
+ * address (divided by the object size, which keeps it unique and dense) to
+ * the object, so that the isolate callback can tell live objects from freed
+ * ones without dereferencing a freed object.
+ */
+struct smo_pool {
+	struct kmem_cache *cache;
+	struct list_head objects;
+	struct xarray live;
+	unsigned long nr_objects;
+	unsigned long next_id;
+	struct smo_stats stats;
+};
+
+static DEFINE_MUTEX(smo_lock);
+static DEFINE_MUTEX(smo_selftest_lock);
+static struct smo_pool smo_main = {
+	.objects = LIST_HEAD_INIT(smo_main.objects),
+	.live = XARRAY_INIT(smo_main.live, 0),
+};
+
+static struct smo_pool smo_self = {
+	.objects = LIST_HEAD_INIT(smo_self.objects),
+	.live = XARRAY_INIT(smo_self.live, 0),
+};
+
+/* Outcome of the last command, for the result file */
+static DEFINE_MUTEX(smo_result_lock);
+static char smo_result[160];
+static struct dentry *smo_debugfs;
+
+static u32 smo_checksum(unsigned long id)
+{
+	return (u32)(id * 2654435761UL) ^ 0x5a5a5a5a;
+}
+
+static unsigned long smo_key(struct smo_pool *pool, const void *obj)
+{
+	return (unsigned long)obj / kmem_cache_size(pool->cache);
+}
+
+static void smo_object_ctor(void *ptr)
+{
+	struct smo_object *so = ptr;
+
+	INIT_LIST_HEAD(&so->list);
+	so->id = SMO_ID_NONE;
+	so->check = 0;
+	memset(so->payload, 0, sizeof(so->payload));
+}
+
+static struct smo_pool *smo_pool_of(struct kmem_cache *s)
+{
+	if (s == smo_main.cache)
+		return &smo_main;
+	if (s == smo_self.cache)
+		return &smo_self;
+	return NULL;
+}
+
+/* Free an object the pool holds; caller holds smo_lock */
+static void smo_free_one(struct smo_pool *pool, struct smo_object *so)
+{
+	xa_erase(&pool->live, smo_key(pool, so));
+	list_del(&so->list);
+	/* Freed objects must be in their constructed state */
+	smo_object_ctor(so);
+	kmem_cache_free(pool->cache, so);
+	pool->nr_objects--;
+}
+
+static int smo_alloc_one(struct smo_pool *pool, int node)
+{
+	struct smo_object *so;
+	int err;
+
+	so = kmem_cache_alloc_node(pool->cache, GFP_KERNEL, node);
+	if (!so)
+		return -ENOMEM;
+	if (so->id != SMO_ID_NONE || !list_empty(&so->list)) {
+		pr_err("object %p not in its constructed state\n", so);
+		kmem_cache_free(pool->cache, so);
+		return -EBADMSG;
+	}
+	err = xa_err(xa_store(&pool->live, smo_key(pool, so), so, GFP_KERNEL));
+	if (err) {
+		kmem_cache_free(pool->cache, so);
+		return err;
+	}
+	so->id = pool->next_id++;
+	so->check = smo_checksum(so->id);
+	memset(so->payload, (int)(so->id & 0xff), sizeof(so->payload));
+	list_add_tail(&so->list, &pool->objects);
+	pool->nr_objects++;
+	return 0;
+}
+
+/*
+ * isolate: keep the objects the pool still holds and drop the others (freed
+ * since the allocator built the vector).  Returns with smo_lock held, which
+ * keeps every kept object alive until smo_migrate() releases it.
+ */
+static void *smo_isolate(struct kmem_cache *s, void **objs, int nr)
+{
+	struct smo_pool *pool;
+	int i;
+
+	mutex_lock(&smo_lock);
+	pool = smo_pool_of(s);
+	for (i = 0; i < nr; i++) {
+		if (!objs[i])
+			continue;
+		if (!pool || xa_load(&pool->live, smo_key(pool, objs[i])) != objs[i]) {
+			objs[i] = NULL;
+			if (pool)
+				pool->stats.isolate_skipped++;
+		}
+	}
+	return pool;
+}
+
+/*
+ * migrate: replace every kept object by a copy allocated on @node, in the
+ * same list position.  An object whose copy cannot be allocated or indexed
+ * stays where it is.
+ */
+static void smo_migrate(struct kmem_cache *s, void **objs, int nr, int node,
+			void *private)
+{
+	struct smo_pool *pool = private;
+	int i;
+
+	lockdep_assert_held(&smo_lock);
+
+	for (i = 0; pool && i < nr; i++) {
+		struct smo_object *old = objs[i], *new;
+
+		if (!old)
+			continue;
+		new = kmem_cache_alloc_node(s, GFP_KERNEL, node);
+		if (!new) {
+			pool->stats.migrate_failed++;
+			continue;
+		}
+		if (xa_err(xa_store(&pool->live, smo_key(pool, new), new,
+				    GFP_KERNEL))) {
+			kmem_cache_free(s, new);
+			pool->stats.migrate_failed++;
+			continue;
+		}
+		new->id = old->id;
+		new->check = old->check;
+		memcpy(new->payload, old->payload, sizeof(new->payload));
+		list_replace(&old->list, &new->list);
+
+		xa_erase(&pool->live, smo_key(pool, old));
+		smo_object_ctor(old);
+		kmem_cache_free(s, old);
+		pool->stats.moved++;
+	}
+	mutex_unlock(&smo_lock);
+}
+
+/* Check every object of @pool; caller holds smo_lock */
+static int smo_verify_pool(struct smo_pool *pool)
+{
+	unsigned long count = 0, prev = 0;
+	struct smo_object *so;
+	int i;
+
+	list_for_each_entry(so, &pool->objects, list) {
+		if (count && so->id <= prev) {
+			pr_err("id %lu after %lu: lost or duplicated object\n",
+			       so->id, prev);
+			return -EBADMSG;
+		}
+		if (so->id >= pool->next_id || so->check != smo_checksum(so->id)) {
+			pr_err("object %p corrupted (id %lu)\n", so, so->id);
+			return -EBADMSG;
+		}
+		for (i = 0; i < sizeof(so->payload); i++) {
+			if (so->payload[i] != (char)(so->id & 0xff)) {
+				pr_err("object id %lu payload corrupted\n", so->id);
+				return -EBADMSG;
+			}
+		}
+		if (xa_load(&pool->live, smo_key(pool, so)) != so) {
+			pr_err("object id %lu missing from the index\n", so->id);
+			return -EBADMSG;
+		}
+		prev = so->id;
+		count++;
+	}
+	if (count != pool->nr_objects) {
+		pr_err("%lu objects on the list, %lu expected\n", count,
+		       pool->nr_objects);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* Free @nr objects (0: all) from list position @pos; caller holds smo_lock */
+static int smo_free_range(struct smo_pool *pool, unsigned long nr,
+			  unsigned long pos, unsigned long *freed)
+{
+	struct smo_object *so, *tmp;
+	unsigned long i = 0;
+
+	*freed = 0;
+	if (pos >= pool->nr_objects)
+		return -EINVAL;
+	list_for_each_entry_safe(so, tmp, &pool->objects, list) {
+		if (i++ < pos)
+			continue;
+		smo_free_one(pool, so);
+		if (++*freed == nr)
+			break;
+	}
+	return 0;
+}
+
+/* Of @cnt objects from @pos keep the first of every @keep; holds smo_lock */
+static int smo_punch(struct smo_pool *pool, unsigned long keep,
+		     unsigned long pos, unsigned long cnt, unsigned long *freed)
+{
+	struct smo_object *so, *tmp;
+	unsigned long i = 0;
+
+	*freed = 0;
+	if (!keep || (pool->nr_objects && pos >= pool->nr_objects))
+		return -EINVAL;
+	list_for_each_entry_safe(so, tmp, &pool->objects, list) {
+		if (i < pos) {
+			i++;
+			continue;
+		}
+		if (i - pos >= cnt)
+			break;
+		if ((i - pos) % keep)
+			smo_free_one(pool, so);
+		i++;
+	}
+	*freed = i - pos - DIV_ROUND_UP(i - pos, keep);
+	return 0;
+}
+
+static void smo_free_all(struct smo_pool *pool)
+{
+	unsigned long freed;
+
+	mutex_lock(&smo_lock);
+	if (pool->nr_objects)
+		smo_free_range(pool, 0, 0, &freed);
+	mutex_unlock(&smo_lock);
+}
+
+static void smo_set_result(const char *fmt, ...)
+{
+	va_list args;
+
+	mutex_lock(&smo_result_lock);
+	va_start(args, fmt);
+	vscnprintf(smo_result, sizeof(smo_result), fmt, args);
+	va_end(args);
+	mutex_unlock(&smo_result_lock);
+}
+
+/* Commands: argc counts the arguments after the command word */
+struct smo_command {
+	const char *name;
+	int min_args, max_args;
+	int (*fn)(int argc, const char **argv);
+};
+
+static int smo_parse_ulong(const char *arg, unsigned long *val)
+{
+	/* kstrtoul() takes a sign; counts and positions have none */
+	if (!isdigit(*arg))
+		return -EINVAL;
+	return kstrtoul(arg, 10, val) ? -EINVAL : 0;
+}
+
+static int smo_parse_node(const char *arg, int *node, bool any_ok)
+{
+	if (any_ok && !strcmp(arg, "-1")) {
+		*node = NUMA_NO_NODE;
+		return 0;
+	}
+	if (!isdigit(*arg) || kstrtoint(arg, 10, node))
+		return -EINVAL;
+	if (*node >= nr_node_ids || !node_online(*node))
+		return -EINVAL;
+	return 0;
+}
+
+static int smo_cmd_enable(int argc, const char **argv)
+{
+	int err = kmem_cache_setup_mobility(smo_main.cache, smo_isolate,
+					    smo_migrate);
+
+	smo_set_result("enable: %s %d\n", err ? "error" : "ok", err);
+	return err;
+}
+
+static int smo_cmd_alloc(int argc, const char **argv)
+{
+	int node = NUMA_NO_NODE, err = 0;
+	unsigned long nr, i;
+
+	if (smo_parse_ulong(argv[0], &nr) || !nr)
+		return -EINVAL;
+	if (argc > 1 && smo_parse_node(argv[1], &node, true))
+		return -EINVAL;
+
+	mutex_lock(&smo_lock);
+	for (i = 0; i < nr && !err; i++)
+		err = smo_alloc_one(&smo_main, node);
+	mutex_unlock(&smo_lock);
+	if (err)
+		i--;
+	smo_set_result("alloc: %s %d allocated=%lu\n", err ? "error" : "ok",
+		       err, i);
+	return err;
+}
+
+static int smo_cmd_free(int argc, const char **argv)
+{
+	unsigned long nr, pos = 0, freed;
+	int err;
+
+	if (smo_parse_ulong(argv[0], &nr))
+		return -EINVAL;
+	if (argc > 1 && smo_parse_ulong(argv[1], &pos))
+		return -EINVAL;
+
+	mutex_lock(&smo_lock);
+	err = smo_free_range(&smo_main, nr, pos, &freed);
+	mutex_unlock(&smo_lock);
+	smo_set_result("free: %s %d freed=%lu\n", err ? "error" : "ok", err,
+		       freed);
+	return err;
+}
+
+static int smo_cmd_punch(int argc, const char **argv)
+{
+	unsigned long keep, pos = 0, cnt = ULONG_MAX, freed;
+	int err;
+
+	if (smo_parse_ulong(argv[0], &keep) || !keep)
+		return -EINVAL;
+	if (argc > 1 && smo_parse_ulong(argv[1], &pos))
+		return -EINVAL;
+	if (argc > 2 && smo_parse_ulong(argv[2], &cnt))
+		return -EINVAL;
+
+	mutex_lock(&smo_lock);
+	err = smo_punch(&smo_main, keep, pos, cnt, &freed);
+	mutex_unlock(&smo_lock);
+	smo_set_result("punch: %s %d freed=%lu\n", err ? "error" : "ok", err,
+		       freed);
+	return err;
+}
+
+static int smo_cmd_verify(int argc, const char **argv)
+{
+	int err;
+
+	mutex_lock(&smo_lock);
+	err = smo_verify_pool(&smo_main);
+	smo_set_result("verify: %s %d objects=%lu\n", err ? "error" : "ok",
+		       err, smo_main.nr_objects);
+	mutex_unlock(&smo_lock);
+	return err;
+}
+
+static int smo_cmd_shrink(int argc, const char **argv)
+{
+	int ret = kmem_cache_shrink(smo_main.cache);
+
+	smo_set_result("shrink: ok %d\n", ret);
+	return 0;
+}
+
+static int smo_cmd_defrag(int argc, const char **argv)
+{
+	long left;
+	int node;
+
+	if (smo_parse_node(argv[0], &node, true))
+		return -EINVAL;
+	left = kmem_defrag_slabs(node);
+	if (left < 0) {
+		smo_set_result("defrag: error %ld\n", left);
+		return left;
+	}
+	smo_set_result("defrag: ok 0 left=%ld\n", left);
+	return 0;
+}
+
+static int smo_cmd_warn(int argc, const char **argv)
+{
+	WARN(1, "smo_test: WARN requested through callfn\n");
+	smo_set_result("warn: ok 0\n");
+	return 0;
+}
+
+/* A failed selftest check: log it and return -EBADMSG */
+static __printf(2, 3) int smo_check(bool ok, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	if (ok)
+		return 0;
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_err("test: %pV\n", &vaf);
+	va_end(args);
+	return -EBADMSG;
+}
+
+/* The API's error cases, on throwaway caches */
+static int smo_selftest_api(void)
+{
+	struct kmem_cache *noctor;
+	int err = 0, ret;
+
+	noctor = kmem_cache_create("smo_selftest_noctor",
+				   sizeof(struct smo_object), 0, 0, NULL);
+	if (!noctor)
+		return -ENOMEM;
+	ret = kmem_cache_setup_mobility(noctor, smo_isolate, smo_migrate);
+	err = smo_check(ret == -EINVAL, "mobility without ctor gave %d", ret);
+	if (!err) {
+		ret = kmem_cache_setup_mobility(smo_self.cache, smo_isolate,
+						NULL);
+		err = smo_check(ret == -EINVAL,
+				"mobility without migrate gave %d", ret);
+	}
+	kmem_cache_destroy(noctor);
+	return err;
+}
+
+/*
+ * Allocate @nr objects on a private cache, keep one in @keep, check that a
+ * shrink without mobility moves nothing and that a shrink with mobility
+ * loses, duplicates and corrupts nothing.
+ */
+static int smo_selftest(unsigned long nr, unsigned long keep)
+{
+	unsigned long i, freed, live = 0;
+	int err, ret;
+
+	smo_self.cache = kmem_cache_create("smo_selftest",
+					   sizeof(struct smo_object), 0, 0,
+					   smo_object_ctor);
+	if (!smo_self.cache)
+		return -ENOMEM;
+	smo_self.next_id = 0;
+	memset(&smo_self.stats, 0, sizeof(smo_self.stats));
+
+	err = smo_selftest_api();
+	if (err)
+		goto out;
+
+	mutex_lock(&smo_lock);
+	for (i = 0; i < nr && !err; i++)
+		err = smo_alloc_one(&smo_self, NUMA_NO_NODE);
+	if (!err)
+		err = smo_verify_pool(&smo_self);
+	if (!err)
+		err = smo_punch(&smo_self, keep, 0, ULONG_MAX, &freed);
+	live = smo_self.nr_objects;
+	if (!err)
+		err = smo_check(live == DIV_ROUND_UP(nr, keep),
+				"%lu objects left, %lu expected", live,
+				DIV_ROUND_UP(nr, keep));
+	mutex_unlock(&smo_lock);
+	if (err)
+		goto out;
+
+	/* Not movable yet: shrinking must not call the callbacks */
+	kmem_cache_shrink(smo_self.cache);
+	mutex_lock(&smo_lock);
+	err = smo_check(!smo_self.stats.moved,
+			"%lu objects moved while not movable",
+			smo_self.stats.moved);
+	if (!err)
+		err = smo_verify_pool(&smo_self);
+	mutex_unlock(&smo_lock);
+	if (err)
+		goto out;
+
+	ret = kmem_cache_setup_mobility(smo_self.cache, smo_isolate,
+					smo_migrate);
+	err = smo_check(!ret, "enabling mobility gave %d", ret);
+	if (err)
+		goto out;
+	ret = kmem_cache_setup_mobility(smo_self.cache, smo_isolate,
+					smo_migrate);
+	err = smo_check(!ret, "enabling mobility again gave %d", ret);
+	if (err)
+		goto out;
+	ret = kmem_cache_setup_mobility(smo_self.cache, NULL, smo_migrate);
+	err = smo_check(ret == -EBUSY, "changing the callbacks gave %d", ret);
+	if (err)
+		goto out;
+
+	kmem_cache_shrink(smo_self.cache);
+	mutex_lock(&smo_lock);
+	err = smo_verify_pool(&smo_self);
+	if (!err)
+		err = smo_check(smo_self.nr_objects == live,
+				"%lu objects after shrink, %lu before",
+				smo_self.nr_objects, live);
+	if (!err)
+		err = smo_check(keep < 2 || nr < 1000 || smo_self.stats.moved,
+				"shrink of a fragmented movable cache moved nothing");
+	mutex_unlock(&smo_lock);
+out:
+	smo_set_result("test: %s %d nr_objs=%lu keep=%lu live=%lu moved=%lu failed=%lu\n",
+		       err ? "fail" : "pass", err, nr, keep, live,
+		       smo_self.stats.moved, smo_self.stats.migrate_failed);
+	smo_free_all(&smo_self);
+	kmem_cache_destroy(smo_self.cache);
+	mutex_lock(&smo_lock);
+	smo_self.cache = NULL;
+	mutex_unlock(&smo_lock);
+	return err;
+}
+
+static int smo_cmd_test(int argc, const char **argv)
+{
+	unsigned long nr = 1000, keep = 10;
+	int err;
+
+	if (argc > 0 && (smo_parse_ulong(argv[0], &nr) || !nr))
+		return -EINVAL;
+	if (argc > 1 && (smo_parse_ulong(argv[1], &keep) || !keep))
+		return -EINVAL;
+
+	mutex_lock(&smo_selftest_lock);
+	pr_info("test using nr_objs: %lu keep: %lu\n", nr, keep);
+	err = smo_selftest(nr, keep);
+	if (err)
+		pr_err("module test failed: %d\n", err);
+	else
+		pr_info("module test passed\n");
+	mutex_unlock(&smo_selftest_lock);
+	return err;
+}
+
+static const struct smo_command smo_commands[] = {
+	{ "enable", 0, 0, smo_cmd_enable },
+	{ "alloc",  1, 2, smo_cmd_alloc },
+	{ "free",   1, 2, smo_cmd_free },
+	{ "punch",  1, 3, smo_cmd_punch },
+	{ "verify", 0, 0, smo_cmd_verify },
+	{ "shrink", 0, 0, smo_cmd_shrink },
+	{ "defrag", 1, 1, smo_cmd_defrag },
+	{ "test",   0, 2, smo_cmd_test },
+	{ "warn",   0, 0, smo_cmd_warn },
+};
+
+static int smo_run_command(char *line)
+{
+	const char *argv[SMO_ARGS_MAX + 1];
+	const char *word;
+	int argc = 0, i;
+
+	while ((word = strsep(&line, " \t\n")) != NULL) {
+		if (!*word)
+			continue;
+		if (argc == ARRAY_SIZE(argv))
+			return -EINVAL;
+		argv[argc++] = word;
+	}
+	if (!argc)
+		return -EINVAL;
+
+	for (i = 0; i < ARRAY_SIZE(smo_commands); i++) {
+		const struct smo_command *cmd = &smo_commands[i];
+
+		if (strcmp(cmd->name, argv[0]))
+			continue;
+		if (argc - 1 < cmd->min_args || argc - 1 > cmd->max_args)
+			return -EINVAL;
+		return cmd->fn(argc - 1, argv + 1);
+	}
+	return -EINVAL;
+}
+
+static ssize_t smo_callfn_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *off)
+{
+	char buf[SMO_CMD_MAX];
+	int err;
+
+	if (*off || !len || len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (strlen(buf) != len)
+		return -EINVAL;		/* embedded NUL */
+
+	err = smo_run_command(buf);
+	if (err == -EINVAL)
+		smo_set_result("error %d: malformed command\n", err);
+	return err ?: len;
+}
+
+static const struct file_operations smo_callfn_fops = {
+	.owner = THIS_MODULE,
+	.write = smo_callfn_write,
+	.llseek = noop_llseek,
+};
+
+static ssize_t smo_result_read(struct file *file, char __user *ubuf,
+			       size_t len, loff_t *off)
+{
+	char buf[sizeof(smo_result)];
+
+	mutex_lock(&smo_result_lock);
+	strscpy(buf, smo_result, sizeof(buf));
+	mutex_unlock(&smo_result_lock);
+	return simple_read_from_buffer(ubuf, len, off, buf, strlen(buf));
+}
+
+static const struct file_operations smo_result_fops = {
+	.owner = THIS_MODULE,
+	.read = smo_result_read,
+	.llseek = default_llseek,
+};
+
+static ssize_t smo_stats_read(struct file *file, char __user *ubuf,
+			      size_t len, loff_t *off)
+{
+	char buf[192];
+	int n;
+
+	mutex_lock(&smo_lock);
+	n = scnprintf(buf, sizeof(buf),
+		      "objects %lu\nmoved %lu\nmigrate_failed %lu\nisolate_skipped %lu\n",
+		      smo_main.nr_objects, smo_main.stats.moved,
+		      smo_main.stats.migrate_failed,
+		      smo_main.stats.isolate_skipped);
+	mutex_unlock(&smo_lock);
+	return simple_read_from_buffer(ubuf, len, off, buf, n);
+}
+
+static const struct file_operations smo_stats_fops = {
+	.owner = THIS_MODULE,
+	.read = smo_stats_read,
+	.llseek = default_llseek,
+};
+
+static int __init smo_init(void)
+{
+	smo_main.cache = kmem_cache_create("smo_test", sizeof(struct smo_object),
+					   0, 0, smo_object_ctor);
+	if (!smo_main.cache)
+		return -ENOMEM;
+
+	smo_debugfs = debugfs_create_dir("smo", NULL);
+	debugfs_create_file("callfn", 0200, smo_debugfs, NULL, &smo_callfn_fops);
+	debugfs_create_file("result", 0400, smo_debugfs, NULL, &smo_result_fops);
+	debugfs_create_file("stats", 0400, smo_debugfs, NULL, &smo_stats_fops);
+	return 0;
+}
+module_init(smo_init);
+
+static void __exit smo_exit(void)
+{
+	debugfs_remove_recursive(smo_debugfs);
+	smo_free_all(&smo_main);
+	kmem_cache_destroy(smo_main.cache);
+	xa_destroy(&smo_main.live);
+}
+module_exit(smo_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Slab Movable Objects test module");
+MODULE_INFO(test, "Y");

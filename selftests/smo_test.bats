@@ -1,0 +1,315 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# The core SMO series through the smo_test module: shrinking a movable
+# cache empties sparse slabs, kmem_defrag_slabs() honours defrag_used_ratio
+# and MAX_PARTIAL, the sysfs files and slabinfo, and bad input.
+#
+# Every test loads a fresh smo_test (a fresh, empty cache) and unloads it;
+# the teardown fails the test if the kernel log shows a splat.  Allocations
+# go to node 0 so that slab counts are exact.
+
+load lib/vm
+
+SLAB=/sys/kernel/slab/smo_test
+CALLFN=/sys/kernel/debug/smo/callfn
+RESULT=/sys/kernel/debug/smo/result
+STATS=/sys/kernel/debug/smo/stats
+
+setup_file() {
+	vm_start
+}
+
+teardown_file() {
+	vm_stop
+}
+
+setup() {
+	run vm_run "insmod /lib/modules/smo/smo_test.ko"
+	[ "$status" -eq 0 ] || {
+		echo "insmod smo_test failed: $output"
+		return 1
+	}
+}
+
+teardown() {
+	vm_run "rmmod smo_test" || true
+	vm_teardown_test
+}
+
+# callfn CMD...: write one command; fails with the write's error message
+callfn() {
+	vm_run "echo '$*' > $CALLFN"
+}
+
+# attr NAME: first field of /sys/kernel/slab/smo_test/NAME
+attr() {
+	local out
+	out=$(vm_run "cat $SLAB/$1") || return 1
+	echo "${out%% *}"
+}
+
+# node_field NAME NODE: the N<NODE>= value of a per-node slab attribute (0 if absent)
+node_field() {
+	local out v
+	out=$(vm_run "cat $SLAB/$1") || return 1
+	v=$(sed -n "s/.*N$2=\([0-9]*\).*/\1/p" <<<"$out")
+	echo "${v:-0}"
+}
+
+stat_of() {
+	vm_run "cat $STATS" | awk -v k="$1" '$1 == k { print $2 }'
+}
+
+objs_per_slab() {
+	attr objs_per_slab
+}
+
+@test "a freshly loaded smo_test cache is empty" {
+	for a in objects slabs partial cpu_slabs total_objects; do
+		run attr "$a"
+		[ "$status" -eq 0 ]
+		[ "$output" = 0 ] || { echo "$a = $output"; false; }
+	done
+	run vm_run "cat $STATS"
+	[[ "$output" == *"objects 0"* ]]
+}
+
+@test "not movable: shrink leaves the two partial slabs" {
+	ops=$(objs_per_slab)
+	run callfn "alloc $((ops + 1)) 0"
+	[ "$status" -eq 0 ]
+	run callfn "free 1"
+	[ "$status" -eq 0 ]
+	[ "$(attr slabs)" -eq 2 ]
+	[ "$(stat_of objects)" -eq "$ops" ]
+
+	run vm_run "echo 1 > $SLAB/shrink"
+	[ "$status" -eq 0 ]
+	[ "$(attr slabs)" -eq 2 ]
+	[ "$(attr partial)" -eq 2 ]
+	[ "$(stat_of moved)" -eq 0 ]
+	run callfn verify
+	[ "$status" -eq 0 ]
+}
+
+@test "movable: shrink leaves one full slab and no partial slab" {
+	ops=$(objs_per_slab)
+	run callfn "alloc $((ops + 1)) 0"
+	[ "$status" -eq 0 ]
+	run callfn "free 1"
+	[ "$status" -eq 0 ]
+	run callfn enable
+	[ "$status" -eq 0 ]
+
+	run vm_run "slabinfo smo_test -s"
+	[ "$status" -eq 0 ]
+	[ "$(attr slabs)" -eq 1 ]
+	[ "$(attr partial)" -eq 0 ]
+	[ "$(attr cpu_slabs)" -eq 0 ]
+	[ "$(attr objects)" -eq "$ops" ]
+	[ "$(stat_of moved)" -eq 1 ]
+
+	run vm_run "slabinfo smo_test -r"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"** Defragmentation at 30%"* ]]
+	[[ "$output" =~ Total\ +:\ +1\  ]]
+	[[ "$output" =~ Full\ +:\ +1\  ]]
+	[[ "$output" =~ Partial:\ +0\  ]]
+	run callfn verify
+	[ "$status" -eq 0 ]
+}
+
+@test "scaled: 10000 objects, 1 in 10 kept, shrink packs them optimally" {
+	ops=$(objs_per_slab)
+	run callfn "alloc 10000 0"
+	[ "$status" -eq 0 ]
+	run callfn "punch 10"
+	[ "$status" -eq 0 ]
+	[ "$(stat_of objects)" -eq 1000 ]
+	before=$(attr slabs)
+	run callfn enable
+	[ "$status" -eq 0 ]
+	run callfn shrink
+	[ "$status" -eq 0 ]
+
+	optimum=$(( (1000 + ops - 1) / ops ))
+	after=$(attr slabs)
+	echo "slabs before $before, after $after, optimum $optimum ($ops per slab)"
+	[ "$after" -eq "$optimum" ]
+	[ "$(node_field partial 0)" -le 1 ]
+	[ "$(node_field partial 1)" -le 1 ]
+	[ "$(attr objects)" -eq 1000 ]
+	run callfn verify
+	[ "$status" -eq 0 ]
+	[[ "$(vm_run "cat $RESULT")" == "verify: ok 0 objects=1000" ]]
+}
+
+# 20 slabs on node 0: the first 10 keep one object in 10 (sparser than the
+# default ratio of 30%), the last 10 keep one in 2 (denser).
+make_two_densities() {
+	ops=$(objs_per_slab)
+	callfn "alloc $((20 * ops)) 0"
+	callfn "punch 2 $((10 * ops)) $((10 * ops))"
+	callfn "punch 10 0 $((10 * ops))"
+	callfn enable
+}
+
+@test "kmem_defrag_slabs: sparse slabs emptied, denser slabs untouched" {
+	make_two_densities
+	[ "$(attr slabs)" -eq 20 ]
+	live=$(stat_of objects)
+	run callfn "defrag 0"
+	[ "$status" -eq 0 ]
+	[[ "$(vm_run "cat $RESULT")" == "defrag: ok 0 left="* ]]
+	after=$(attr slabs)
+	optimum=$(( (live + ops - 1) / ops ))
+	echo "slabs 20 -> $after (optimum $optimum), moved $(stat_of moved)"
+	# the 10 sparse slabs are gone ...
+	[ "$after" -le 11 ]
+	# ... the 10 denser ones stay, which a full compaction would not leave
+	[ "$after" -ge 10 ]
+	[ "$after" -gt "$optimum" ]
+	[ "$(stat_of moved)" -gt 0 ]
+	[ "$(stat_of objects)" -eq "$live" ]
+	run callfn verify
+	[ "$status" -eq 0 ]
+}
+
+@test "kmem_defrag_slabs: a defrag_used_ratio of 0 disables it" {
+	make_two_densities
+	run vm_run "echo 0 > $SLAB/defrag_used_ratio"
+	[ "$status" -eq 0 ]
+	run callfn "defrag -1"
+	[ "$status" -eq 0 ]
+	[ "$(attr slabs)" -eq 20 ]
+	[ "$(stat_of moved)" -eq 0 ]
+}
+
+@test "kmem_defrag_slabs: nothing happens at or below MAX_PARTIAL partial slabs" {
+	ops=$(objs_per_slab)
+	run callfn "alloc $((10 * ops)) 0"
+	[ "$status" -eq 0 ]
+	run callfn "punch 10"
+	[ "$status" -eq 0 ]
+	run callfn enable
+	[ "$status" -eq 0 ]
+	run callfn "defrag 0"
+	[ "$status" -eq 0 ]
+	[ "$(attr slabs)" -eq 10 ]
+	[ "$(stat_of moved)" -eq 0 ]
+	# the same slabs are compacted by a shrink
+	run callfn shrink
+	[ "$(attr slabs)" -lt 10 ]
+}
+
+@test "kmem_defrag_slabs: an invalid node is rejected" {
+	run callfn "defrag 2"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Invalid argument"* ]]
+}
+
+@test "the module's own test passes and reports it" {
+	run callfn test
+	[ "$status" -eq 0 ]
+	run vm_run "cat $RESULT"
+	[[ "$output" == "test: pass 0 nr_objs=1000 keep=10 "* ]]
+	run callfn "test 20000 4"
+	[ "$status" -eq 0 ]
+	run vm_run "cat $RESULT"
+	[[ "$output" == "test: pass 0 nr_objs=20000 keep=4 live=5000 moved="* ]]
+	[[ "$output" != *" moved=0 "* ]]
+}
+
+@test "ops lists the callbacks once mobility is enabled" {
+	run vm_run "cat $SLAB/ops"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "ctor : smo_object_ctor"* ]]
+	[[ "$output" != *migrate* ]]
+	run vm_run "cat $SLAB/ctor"
+	[[ "$output" == smo_object_ctor* ]]
+	run callfn enable
+	[ "$status" -eq 0 ]
+	run callfn enable
+	[ "$status" -eq 0 ]
+	run vm_run "cat $SLAB/ops"
+	[[ "${lines[1]}" == "isolate : smo_isolate"* ]]
+	[[ "${lines[2]}" == "migrate : smo_migrate"* ]]
+	run vm_run "slabinfo -M"
+	[[ "$output" != *smo_test* ]]
+	run callfn "alloc 1"
+	run vm_run "slabinfo -M"
+	[[ "$output" == *smo_test* ]]
+	run vm_run "slabinfo -M | grep '^smo_test '"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *M ]]
+}
+
+@test "defrag_used_ratio reads 30 and takes 0..100" {
+	[ "$(attr defrag_used_ratio)" -eq 30 ]
+	for v in 0 1 55 100; do
+		run vm_run "echo $v > $SLAB/defrag_used_ratio"
+		[ "$status" -eq 0 ]
+		[ "$(attr defrag_used_ratio)" -eq "$v" ]
+	done
+}
+
+@test "slabinfo reports movable caches and shrinks them" {
+	run vm_run "slabinfo smo_test -r"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"Defragmentation"* ]]
+	run callfn enable
+	run vm_run "echo 45 > $SLAB/defrag_used_ratio"
+	run vm_run "slabinfo smo_test -r"
+	[[ "$output" == *"** Defragmentation at 45%"* ]]
+	[[ "$output" == *"migrate : smo_migrate"* ]]
+}
+
+# Strings that no writable file of this issue accepts
+bad_inputs=(
+	""
+	"   "
+	"abc"
+	"-1"
+	"101"
+	"18446744073709551616"
+)
+
+@test "defrag_used_ratio rejects bad input with EINVAL" {
+	for v in "${bad_inputs[@]}"; do
+		run vm_run "echo '$v' > $SLAB/defrag_used_ratio"
+		[ "$status" -ne 0 ] || { echo "accepted '$v'"; false; }
+		[[ "$output" == *"Invalid argument"* ]] || { echo "'$v': $output"; false; }
+	done
+	run vm_run "head -c 4096 /dev/zero | tr '\\0' a > $SLAB/defrag_used_ratio"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Invalid argument"* ]]
+	[ "$(attr defrag_used_ratio)" -eq 30 ]
+}
+
+@test "callfn rejects bad input with EINVAL" {
+	cmds=("${bad_inputs[@]}" "alloc" "alloc -1" "alloc 0" "alloc abc"
+	      "alloc 18446744073709551616" "alloc 1 5" "alloc 1 0 0"
+	      "free 1 99" "punch 0" "defrag" "defrag x" "test 0" "enable 1"
+	      "allocate 1")
+	for c in "${cmds[@]}"; do
+		run vm_run "echo '$c' > $CALLFN"
+		[ "$status" -ne 0 ] || { echo "accepted '$c'"; false; }
+		[[ "$output" == *"Invalid argument"* ]] || { echo "'$c': $output"; false; }
+	done
+	run vm_run "head -c 4096 /dev/zero | tr '\\0' a > $CALLFN"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Invalid argument"* ]]
+	[ "$(stat_of objects)" -eq 0 ]
+}
+
+@test "callfn and the result files are root-only" {
+	run vm_run "su -s /bin/sh tester -c 'echo alloc 1 > $CALLFN'"
+	[ "$status" -ne 0 ]
+	run vm_run "su -s /bin/sh tester -c 'cat $RESULT'"
+	[ "$status" -ne 0 ]
+	run vm_run "su -s /bin/sh tester -c 'echo 0 > $SLAB/defrag_used_ratio'"
+	[ "$status" -ne 0 ]
+	[ "$(stat_of objects)" -eq 0 ]
+	[ "$(attr defrag_used_ratio)" -eq 30 ]
+}
