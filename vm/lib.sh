@@ -56,7 +56,17 @@ smo_linux_version() {
 
 # Key of the kernel build: source package version, every patch of the series
 # (name and content, in order) and every vm/config/*.config fragment.
+# SMO_KERNEL_KEY, if set, pins it (make check computes it once so that a patch
+# edited mid-run cannot make later steps look for another tree).
 smo_kernel_key() {
+	if [[ -n "${SMO_KERNEL_KEY:-}" ]]; then
+		printf '%s\n' "$SMO_KERNEL_KEY"
+		return
+	fi
+	smo_kernel_key_computed
+}
+
+smo_kernel_key_computed() {
 	local p f
 	{
 		printf 'key-version %s\n' "$SMO_KEY_VERSION"
@@ -108,5 +118,18 @@ smo_run_logged() {
 	msg "$what done in $((SECONDS - start))s"
 }
 
-# Directory of built artifacts that are not keyed by the kernel (initramfs...).
-smo_artifacts_dir() { printf '%s/artifacts-%s\n' "$SMO_CACHE" "$(smo_kernel_key)"; }
+# Remove all but the SMO_KEEP_KERNELS (default 3) most recently used keyed
+# kernel trees (about 1.8 GB each).  Only kernel-<hash> directories are
+# touched.
+smo_prune_kernels() {
+	local keep="${SMO_KEEP_KERNELS:-3}" d n=0 current
+	current="$(smo_kernel_dir)"
+	while IFS= read -r d; do
+		[[ "$d" == "$current" ]] && continue
+		n=$((n + 1))
+		if ((n >= keep)); then
+			msg "pruning old kernel tree $d"
+			rm -rf -- "$d"
+		fi
+	done < <(ls -1dt "$SMO_CACHE"/kernel-[0-9a-f]*[0-9a-f] 2>/dev/null)
+}

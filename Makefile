@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0
+# smo - Slab Movable Objects for Linux: the map of the project.
+#
+#   make demo        boot the guest and run bench/demo (installs what is missing)
+#   make check       install what is missing, build everything, run the bats
+#                    suite twice (plain, then slub_debug=FZPU); "N passed, N failed"
+#   make help        all targets
+#
+# Everything built lives in $(SMO_CACHE) (default ~/.cache/smo), keyed by the
+# kernel source version, the patches of kernel-patch/series and vm/config/.
+
+SHELL := /bin/bash
+SMO_CACHE ?= $(HOME)/.cache/smo
+export SMO_CACHE
+FILE ?=
+
+.DEFAULT_GOAL := help
+
+help: ## this list
+	@echo "smo - Slab Movable Objects for Linux"
+	@echo
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk -F':.*## ' '{ printf "  make %-14s %s\n", $$1, $$2 }'
+	@echo
+	@echo "Variables: SMO_CACHE=$(SMO_CACHE)  SMO_CMDLINE (extra guest kernel args)"
+	@echo "           FILE=selftests/x.bats (check-one)  VM_TIMEOUT (per guest command, s)"
+
+deps: ## install missing Debian packages (apt-get; needs root)
+	vm/install-deps
+
+kernel: ## prepare, patch (kernel-patch/series), configure and build the guest kernel
+	vm/build-kernel >/dev/null
+
+modules: kernel ## build every module under modules/ against the guest kernel
+	vm/build-modules
+
+initramfs: modules ## build the guest initramfs (busybox, kmod, modules, agent)
+	vm/build-initramfs >/dev/null
+
+build: initramfs ## kernel + modules + initramfs
+
+vm: build ## boot an interactive guest shell on this terminal (Ctrl-A X quits)
+	vm/boot --interactive
+
+check: ## install what is missing, build, run all selftests twice (plain and slub_debug=FZPU)
+	vm/install-deps
+	export SMO_KERNEL_KEY=$$(vm/prepare-tree --print-key) && \
+		$(MAKE) --no-print-directory build && vm/check
+
+check-one: build ## run one bats file once: make check-one FILE=selftests/x.bats
+	@test -n "$(FILE)" || { echo "usage: make check-one FILE=selftests/x.bats" >&2; exit 2; }
+	vm/check --once $(FILE)
+
+demo: ## install what is missing, build, boot a guest and run the demo (bench/demo)
+	vm/install-deps
+	@export SMO_KERNEL_KEY=$$(vm/prepare-tree --print-key) && \
+	$(MAKE) --no-print-directory build && \
+	if [ -x bench/demo ]; then \
+		vm/with-vm bench/demo; \
+	else \
+		echo "bench/demo does not exist yet; booting the guest to show its slab caches"; \
+		vm/with-vm vm/run 'uname -r; cat /sys/devices/system/node/online; slabinfo | head -n 15'; \
+	fi
+
+bench-harness: ## print the harness's cold/warm/boot timings (takes ~10 min)
+	vm/install-deps
+	bench/harness-figures
+
+clean-cache: ## remove $(SMO_CACHE) (all built kernels, initramfs, logs)
+	@echo "removing $(SMO_CACHE)"
+	@case "$(SMO_CACHE)" in ""|/|"$(HOME)"|"$(HOME)/") echo "refusing to remove '$(SMO_CACHE)'" >&2; exit 1;; esac
+	rm -rf -- "$(SMO_CACHE)"
+
+clean: ## remove module build output in the checkout
+	-$(MAKE) -C modules KDIR=$$(vm/prepare-tree --print-kdir) clean
+
+.PHONY: help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
