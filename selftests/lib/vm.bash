@@ -98,9 +98,14 @@ vm_start() {
 	printf '%s\n' "$dir" >"$(_vm_state_file)"
 	export VM_RUN_DIR="$dir"
 	rm -f "$dir/log.offset"
+	# The guest is killed when the bats process of this file goes away, even
+	# if teardown_file never runs.  setup_file runs in that process; record
+	# it so vm_restart from a test (a shorter-lived process) keeps it.
+	[[ -f "$BATS_FILE_TMPDIR/vm-owner" ]] || echo "$$" >"$BATS_FILE_TMPDIR/vm-owner"
 	# 3>&-: QEMU must not hold bats' fd 3, or bats waits for it forever.
 	if ! SMO_CMDLINE="" "$VM_ROOT/vm/boot" --daemon --run-dir "$dir" \
-		--cmdline "$cmdline" >/dev/null 2>"$BATS_FILE_TMPDIR/vm-boot.log" 3>&-; then
+		--cmdline "$cmdline" --owner "$(cat "$BATS_FILE_TMPDIR/vm-owner")" \
+		>/dev/null 2>"$BATS_FILE_TMPDIR/vm-boot.log" 3>&-; then
 		cat "$BATS_FILE_TMPDIR/vm-boot.log" >&2
 		echo "vm_start: the guest did not boot (run dir $dir)" >&2
 		_vm_save_console
