@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smo_xarray - movable objects referenced from a movable XArray.
+ *
+ * The module keeps objects of its cache "smox_test" in an XArray created
+ * with XA_FLAGS_MOVABLE, so that both the objects and the array's nodes
+ * (in radix_tree_node) can be moved by slab defragmentation, and an IDR
+ * whose nodes (radix tree API, external lock) must never be moved.
+ *
+ *   /sys/kernel/debug/smox/callfn  (write, root) one command per write:
+ *	populate N		store N new objects at the next N indices
+ *	punch KEEP		keep one in KEEP of the stored objects
+ *	verify			every index holds its own, intact object
+ *	free			erase and free every object
+ *	reader start|stop	a kthread walking the array under RCU
+ *	idr_populate N		allocate N IDs in the IDR
+ *	idr_punch KEEP		keep one in KEEP of the IDs
+ *	idr_verify		every ID maps to its value
+ *   /sys/kernel/debug/smox/stats   (read, root) counters
+ *
+ * A failed command fails the write: -EINVAL for malformed input,
+ * -EBADMSG when verification finds a lost or corrupted entry.
+ *
+ * Objects are freed through RCU because the reader may still look at an
+ * object that was just replaced or erased.  smox_lock serialises commands
+ * and the migrate callback; commands never hold it around slab calls that
+ * may call back.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+
+#define SMOX_CMD_MAX	128
+#define SMOX_ARGS_MAX	3
+
+struct smox_object {
+	unsigned long index;	/* where the object is stored in smox_xa */
+	u32 check;		/* smox_checksum(index) */
+	struct rcu_head rcu;
+	char payload[40];
+};
+
+static struct kmem_cache *smox_cache;
+/* index -> object; its nodes are movable */
+static DEFINE_XARRAY_FLAGS(smox_xa, XA_FLAGS_MOVABLE);
+/* object address / object size -> value(index): tells live from freed */
+static DEFINE_XARRAY(smox_live);
+static DEFINE_IDR(smox_idr);
+static DEFINE_MUTEX(smox_lock);
+
+static unsigned long smox_next_index, smox_nr_objects;
+static unsigned long smox_moved, smox_migrate_failed, smox_skipped;
+static unsigned long smox_idr_next, smox_idr_nr;
+static atomic_long_t smox_reader_passes, smox_reader_errors;
+static struct task_struct *smox_reader;
+static struct dentry *smox_debugfs;
+
+static u32 smox_checksum(unsigned long index)
+{
+	return (u32)(index * 2246822519UL) ^ 0xa5a5a5a5;
+}
+
+static unsigned long smox_key(const void *obj)
+{
+	return (unsigned long)obj / kmem_cache_size(smox_cache);
+}
+
+static void smox_ctor(void *ptr)
+{
+	struct smox_object *so = ptr;
+
+	so->index = ULONG_MAX;
+	so->check = 0;
+	memset(so->payload, 0, sizeof(so->payload));
+}
+
+static void smox_free_rcu(struct rcu_head *head)
+{
+	struct smox_object *so = container_of(head, struct smox_object, rcu);
+
+	smox_ctor(so);
+	kmem_cache_free(smox_cache, so);
+}
+
+/* Forget @so and free it after the readers; holds smox_lock */
+static void smox_retire(struct smox_object *so)
+{
+	xa_erase(&smox_live, smox_key(so));
+	call_rcu(&so->rcu, smox_free_rcu);
+}
+
+static void smox_fill(struct smox_object *so, unsigned long index)
+{
+	so->index = index;
+	so->check = smox_checksum(index);
+	memset(so->payload, (int)(index & 0xff), sizeof(so->payload));
+}
+
+static int smox_store_new(unsigned long index)
+{
+	struct smox_object *so;
+	int err;
+
+	so = kmem_cache_alloc(smox_cache, GFP_KERNEL);
+	if (!so)
+		return -ENOMEM;
+	smox_fill(so, index);
+	err = xa_err(xa_store(&smox_live, smox_key(so), xa_mk_value(index),
+			      GFP_KERNEL));
+	if (!err)
+		err = xa_err(xa_store(&smox_xa, index, so, GFP_KERNEL));
+	if (err) {
+		xa_erase(&smox_live, smox_key(so));
+		smox_ctor(so);
+		kmem_cache_free(smox_cache, so);
+		return err;
+	}
+	smox_nr_objects++;
+	return 0;
+}
+
+/*
+ * migrate: move every object still stored to a copy on @nid.  The live
+ * index answers "is this still ours, and at which index" without touching
+ * objects that may already be freed.
+ */
+static void smox_migrate(struct kmem_cache *s, void **objs, int nr, int nid,
+			 void *private)
+{
+	int i;
+
+	mutex_lock(&smox_lock);
+	for (i = 0; i < nr; i++) {
+		struct smox_object *old = objs[i], *new;
+		unsigned long index;
+		void *entry;
+
+		if (!old)
+			continue;
+		entry = xa_load(&smox_live, smox_key(old));
+		if (!entry) {
+			smox_skipped++;
+			continue;
+		}
+		index = xa_to_value(entry);
+		new = kmem_cache_alloc_node(s, GFP_KERNEL, nid);
+		if (!new) {
+			smox_migrate_failed++;
+			continue;
+		}
+		*new = *old;
+		if (xa_err(xa_store(&smox_live, smox_key(new), entry,
+				    GFP_KERNEL))) {
+			smox_ctor(new);
+			kmem_cache_free(s, new);
+			smox_migrate_failed++;
+			continue;
+		}
+		/* Replacing a present entry allocates nothing */
+		WARN_ON(xa_store(&smox_xa, index, new, GFP_KERNEL) != old);
+		smox_retire(old);
+		smox_moved++;
+	}
+	mutex_unlock(&smox_lock);
+}
+
+static int smox_verify(void)
+{
+	struct smox_object *so;
+	unsigned long index, count = 0;
+	int i;
+
+	xa_for_each(&smox_xa, index, so) {
+		if (so->index != index || so->check != smox_checksum(index)) {
+			pr_err("index %lu holds a wrong or corrupted object\n",
+			       index);
+			return -EBADMSG;
+		}
+		for (i = 0; i < sizeof(so->payload); i++) {
+			if (so->payload[i] != (char)(index & 0xff)) {
+				pr_err("index %lu: payload corrupted\n", index);
+				return -EBADMSG;
+			}
+		}
+		if (xa_load(&smox_live, smox_key(so)) != xa_mk_value(index)) {
+			pr_err("index %lu: object missing from the live index\n",
+			       index);
+			return -EBADMSG;
+		}
+		count++;
+	}
+	if (count != smox_nr_objects) {
+		pr_err("%lu objects stored, %lu expected\n", count,
+		       smox_nr_objects);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static void smox_erase(unsigned long index)
+{
+	struct smox_object *so = xa_erase(&smox_xa, index);
+
+	if (so) {
+		smox_retire(so);
+		smox_nr_objects--;
+	}
+}
+
+static void smox_free_all(void)
+{
+	struct smox_object *so;
+	unsigned long index;
+
+	xa_for_each(&smox_xa, index, so)
+		smox_erase(index);
+}
+
+static int smox_reader_fn(void *unused)
+{
+	while (!kthread_should_stop()) {
+		struct smox_object *so;
+		unsigned long index;
+
+		rcu_read_lock();
+		xa_for_each(&smox_xa, index, so) {
+			if (READ_ONCE(so->index) != index ||
+			    READ_ONCE(so->check) != smox_checksum(index))
+				atomic_long_inc(&smox_reader_errors);
+		}
+		rcu_read_unlock();
+		atomic_long_inc(&smox_reader_passes);
+		cond_resched();
+	}
+	return 0;
+}
+
+static int smox_idr_verify(void)
+{
+	unsigned long count = 0;
+	void *entry;
+	int id;
+
+	idr_for_each_entry(&smox_idr, entry, id) {
+		if (entry != xa_mk_value(id ^ 0x5a5a)) {
+			pr_err("IDR id %d maps to %p\n", id, entry);
+			return -EBADMSG;
+		}
+		count++;
+	}
+	if (count != smox_idr_nr) {
+		pr_err("IDR holds %lu ids, %lu expected\n", count, smox_idr_nr);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int smox_parse_ulong(const char *arg, unsigned long *val)
+{
+	if (!isdigit(*arg) || kstrtoul(arg, 10, val))
+		return -EINVAL;
+	return 0;
+}
+
+/* Commands run with smox_lock held */
+static int smox_cmd_populate(int argc, const char **argv)
+{
+	unsigned long nr, i;
+	int err = 0;
+
+	if (smox_parse_ulong(argv[0], &nr) || !nr)
+		return -EINVAL;
+	for (i = 0; i < nr && !err; i++)
+		err = smox_store_new(smox_next_index++);
+	return err;
+}
+
+static int smox_cmd_punch(int argc, const char **argv)
+{
+	struct smox_object *so;
+	unsigned long keep, index, n = 0;
+
+	if (smox_parse_ulong(argv[0], &keep) || !keep)
+		return -EINVAL;
+	xa_for_each(&smox_xa, index, so) {
+		if (n++ % keep)
+			smox_erase(index);
+	}
+	return 0;
+}
+
+static int smox_cmd_verify(int argc, const char **argv)
+{
+	return smox_verify();
+}
+
+static int smox_cmd_free(int argc, const char **argv)
+{
+	smox_free_all();
+	return 0;
+}
+
+static int smox_cmd_reader(int argc, const char **argv)
+{
+	if (!strcmp(argv[0], "start")) {
+		struct task_struct *t;
+
+		if (smox_reader)
+			return -EBUSY;
+		t = kthread_run(smox_reader_fn, NULL, "smox_reader");
+		if (IS_ERR(t))
+			return PTR_ERR(t);
+		smox_reader = t;
+		return 0;
+	}
+	if (!strcmp(argv[0], "stop")) {
+		if (!smox_reader)
+			return -EINVAL;
+		kthread_stop(smox_reader);
+		smox_reader = NULL;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int smox_cmd_idr_populate(int argc, const char **argv)
+{
+	unsigned long nr, i;
+	int id;
+
+	if (smox_parse_ulong(argv[0], &nr) || !nr)
+		return -EINVAL;
+	for (i = 0; i < nr; i++) {
+		id = idr_alloc(&smox_idr, xa_mk_value(smox_idr_next ^ 0x5a5a),
+			       smox_idr_next, smox_idr_next + 1, GFP_KERNEL);
+		if (id < 0)
+			return id;
+		smox_idr_next++;
+		smox_idr_nr++;
+	}
+	return 0;
+}
+
+static int smox_cmd_idr_punch(int argc, const char **argv)
+{
+	unsigned long keep, n = 0;
+	void *entry;
+	int id;
+
+	if (smox_parse_ulong(argv[0], &keep) || !keep)
+		return -EINVAL;
+	idr_for_each_entry(&smox_idr, entry, id) {
+		if (n++ % keep) {
+			idr_remove(&smox_idr, id);
+			smox_idr_nr--;
+		}
+	}
+	return 0;
+}
+
+static int smox_cmd_idr_verify(int argc, const char **argv)
+{
+	return smox_idr_verify();
+}
+
+struct smox_command {
+	const char *name;
+	int nr_args;
+	int (*fn)(int argc, const char **argv);
+};
+
+static const struct smox_command smox_commands[] = {
+	{ "populate", 1, smox_cmd_populate },
+	{ "punch", 1, smox_cmd_punch },
+	{ "verify", 0, smox_cmd_verify },
+	{ "free", 0, smox_cmd_free },
+	{ "reader", 1, smox_cmd_reader },
+	{ "idr_populate", 1, smox_cmd_idr_populate },
+	{ "idr_punch", 1, smox_cmd_idr_punch },
+	{ "idr_verify", 0, smox_cmd_idr_verify },
+};
+
+static int smox_run_command(char *line)
+{
+	const char *argv[SMOX_ARGS_MAX];
+	const char *word;
+	int argc = 0, i, err;
+
+	while ((word = strsep(&line, " \t\n")) != NULL) {
+		if (!*word)
+			continue;
+		if (argc == ARRAY_SIZE(argv))
+			return -EINVAL;
+		argv[argc++] = word;
+	}
+	if (!argc)
+		return -EINVAL;
+
+	for (i = 0; i < ARRAY_SIZE(smox_commands); i++) {
+		const struct smox_command *cmd = &smox_commands[i];
+
+		if (strcmp(cmd->name, argv[0]))
+			continue;
+		if (argc - 1 != cmd->nr_args)
+			return -EINVAL;
+		mutex_lock(&smox_lock);
+		err = cmd->fn(argc - 1, argv + 1);
+		mutex_unlock(&smox_lock);
+		return err;
+	}
+	return -EINVAL;
+}
+
+static ssize_t smox_callfn_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *off)
+{
+	char buf[SMOX_CMD_MAX];
+	int err;
+
+	if (*off || !len || len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (strlen(buf) != len)
+		return -EINVAL;
+
+	err = smox_run_command(buf);
+	return err ?: len;
+}
+
+static const struct file_operations smox_callfn_fops = {
+	.owner = THIS_MODULE,
+	.write = smox_callfn_write,
+	.llseek = noop_llseek,
+};
+
+static ssize_t smox_stats_read(struct file *file, char __user *ubuf,
+			       size_t len, loff_t *off)
+{
+	char buf[320];
+	int n;
+
+	mutex_lock(&smox_lock);
+	n = scnprintf(buf, sizeof(buf),
+		      "objects %lu\nmoved %lu\nmigrate_failed %lu\nskipped %lu\n"
+		      "idr_ids %lu\nreader_passes %ld\nreader_errors %ld\n",
+		      smox_nr_objects, smox_moved, smox_migrate_failed,
+		      smox_skipped, smox_idr_nr,
+		      atomic_long_read(&smox_reader_passes),
+		      atomic_long_read(&smox_reader_errors));
+	mutex_unlock(&smox_lock);
+	return simple_read_from_buffer(ubuf, len, off, buf, n);
+}
+
+static const struct file_operations smox_stats_fops = {
+	.owner = THIS_MODULE,
+	.read = smox_stats_read,
+	.llseek = default_llseek,
+};
+
+static int __init smox_init(void)
+{
+	struct kmem_cache_args args = {
+		.ctor = smox_ctor,
+		.migrate = smox_migrate,
+	};
+
+	smox_cache = kmem_cache_create("smox_test", sizeof(struct smox_object),
+				       &args, 0);
+	if (!smox_cache)
+		return -ENOMEM;
+
+	smox_debugfs = debugfs_create_dir("smox", NULL);
+	debugfs_create_file("callfn", 0200, smox_debugfs, NULL,
+			    &smox_callfn_fops);
+	debugfs_create_file("stats", 0400, smox_debugfs, NULL,
+			    &smox_stats_fops);
+	return 0;
+}
+module_init(smox_init);
+
+static void __exit smox_exit(void)
+{
+	debugfs_remove_recursive(smox_debugfs);
+	mutex_lock(&smox_lock);
+	if (smox_reader)
+		kthread_stop(smox_reader);
+	smox_free_all();
+	idr_destroy(&smox_idr);
+	mutex_unlock(&smox_lock);
+	xa_destroy(&smox_xa);
+	/*
+	 * The objects' RCU callbacks must run before the cache goes, and a
+	 * defragmentation pass that found a node of smox_xa under RCU must be
+	 * done with the array before the module's memory goes.
+	 */
+	rcu_barrier();
+	kmem_cache_destroy(smox_cache);
+	xa_destroy(&smox_live);
+}
+module_exit(smox_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Slab Movable Objects: XArray test module");
+MODULE_INFO(test, "Y");

@@ -1,0 +1,192 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Movable XArray nodes and objects referenced from an XArray, through the
+# smo_xarray module: its cache smox_test holds objects stored in an XArray
+# created with XA_FLAGS_MOVABLE, whose nodes come from radix_tree_node; its
+# IDR's nodes come from radix_tree_node_fixed and must never move.
+
+load lib/vm
+
+CALLFN=/sys/kernel/debug/smox/callfn
+STATS=/sys/kernel/debug/smox/stats
+SLABS=/sys/kernel/slab
+
+setup_file() {
+	vm_start
+}
+
+teardown_file() {
+	vm_stop
+}
+
+setup() {
+	run vm_run "insmod /lib/modules/smo/smo_xarray.ko"
+	[ "$status" -eq 0 ] || {
+		echo "insmod smo_xarray failed: $output"
+		return 1
+	}
+}
+
+teardown() {
+	vm_run "rmmod smo_xarray" || true
+	vm_teardown_test
+}
+
+callfn() {
+	vm_run "echo '$*' > $CALLFN"
+}
+
+stat_of() {
+	vm_run "cat $STATS" | awk -v k="$1" '$1 == k { print $2 }'
+}
+
+# field CACHE ATTR [NODE]: total, or the N<NODE>= value (0 if absent)
+field() {
+	local out v
+	out=$(vm_run "cat $SLABS/$1/$2") || return 1
+	if (($# < 3)); then
+		echo "${out%% *}"
+		return
+	fi
+	v=$(sed -n "s/.*N$3=\([0-9]*\).*/\1/p" <<<"$out")
+	echo "${v:-0}"
+}
+
+# shrink CACHE: twice, a second apart: moved XArray nodes and objects are
+# freed after an RCU grace period, the second shrink frees their slabs
+shrink() {
+	vm_run "echo 1 > $SLABS/$1/shrink; sleep 1; echo 1 > $SLABS/$1/shrink"
+}
+
+# fragment [KEEP]: 20000 objects, one in KEEP (default 16) kept.  With a KEEP
+# above 64 (the entries of a leaf node) whole leaves go, which fragments
+# radix_tree_node as well.
+fragment() {
+	local keep=${1:-16}
+	run callfn "populate 20000"
+	[ "$status" -eq 0 ]
+	run callfn "punch $keep"
+	[ "$status" -eq 0 ]
+	[ "$(stat_of objects)" -eq $(( (20000 + keep - 1) / keep )) ]
+}
+
+@test "radix_tree_node is movable, radix_tree_node_fixed is not" {
+	run vm_run "cat $SLABS/radix_tree_node/ops"
+	[[ "$output" == *"migrate : xa_migrate_nodes"* ]]
+	run vm_run "cat $SLABS/radix_tree_node_fixed/ops"
+	[[ "$output" != *migrate* ]]
+	run vm_run "cat $SLABS/smox_test/ops"
+	[[ "$output" == *"migrate : smox_migrate"* ]]
+	run vm_run "slabinfo radix_tree_node --report"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"** Defragmentation at 30%"* ]]
+}
+
+@test "shrinking smox_test and radix_tree_node leaves at most one partial slab per node" {
+	fragment 200
+	before_obj=$(field smox_test slabs)
+	before_node=$(field radix_tree_node slabs)
+	run shrink smox_test
+	[ "$status" -eq 0 ]
+	run shrink radix_tree_node
+	[ "$status" -eq 0 ]
+	echo "smox_test slabs $before_obj -> $(field smox_test slabs)," \
+	     "radix_tree_node slabs $before_node -> $(field radix_tree_node slabs)"
+	for c in smox_test radix_tree_node; do
+		for n in 0 1; do
+			p=$(field "$c" partial "$n")
+			[ "$p" -le 1 ] || { echo "$c node $n: $p partial slabs"; false; }
+		done
+	done
+	[ "$(field smox_test slabs)" -lt "$before_obj" ]
+	[ "$(field radix_tree_node slabs)" -lt "$before_node" ]
+	[ "$(stat_of moved)" -gt 0 ]
+	run callfn verify
+	[ "$status" -eq 0 ]
+}
+
+@test "an RCU reader walking the array across repeated shrinks sees no corruption" {
+	fragment
+	run callfn "reader start"
+	[ "$status" -eq 0 ]
+	for i in 1 2 3 4 5; do
+		run callfn "populate 2000"
+		run callfn "punch 3"
+		run vm_run "echo 1 > $SLABS/smox_test/shrink; echo 1 > $SLABS/radix_tree_node/shrink"
+		[ "$status" -eq 0 ]
+	done
+	run callfn "reader stop"
+	[ "$status" -eq 0 ]
+	[ "$(stat_of reader_passes)" -gt 0 ]
+	[ "$(stat_of reader_errors)" -eq 0 ]
+	[ "$(stat_of moved)" -gt 0 ]
+	run callfn verify
+	[ "$status" -eq 0 ]
+}
+
+@test "IDR users are untouched by shrinking radix_tree_node" {
+	run callfn "idr_populate 20000"
+	[ "$status" -eq 0 ]
+	run callfn "idr_punch 10"
+	[ "$status" -eq 0 ]
+	fragment 200
+	fixed_before=$(field radix_tree_node_fixed slabs)
+	run shrink radix_tree_node
+	[ "$status" -eq 0 ]
+	run callfn idr_verify
+	[ "$status" -eq 0 ]
+	[ "$(stat_of idr_ids)" -eq 2000 ]
+	# no node of the IDR was moved: nothing was allocated in its cache
+	[ "$(field radix_tree_node_fixed slabs)" -le "$fixed_before" ]
+	run callfn verify
+	[ "$status" -eq 0 ]
+}
+
+@test "kmem_defrag_slabs and slabinfo -s reach smox_test" {
+	fragment
+	before=$(field smox_test slabs)
+	run vm_run "slabinfo smox_test -s; sleep 1; slabinfo smox_test -s"
+	[ "$status" -eq 0 ]
+	[ "$(field smox_test slabs)" -lt "$before" ]
+	run callfn verify
+	[ "$status" -eq 0 ]
+}
+
+@test "load and unload with live objects 20 times returns to the baseline" {
+	vm_run "rmmod smo_xarray"
+	base=$(field radix_tree_node objects)
+	for i in $(seq 20); do
+		run vm_run "insmod /lib/modules/smo/smo_xarray.ko &&
+			echo 'populate 3000' > $CALLFN &&
+			echo 'punch 4' > $CALLFN &&
+			echo 'idr_populate 500' > $CALLFN &&
+			echo 1 > $SLABS/smox_test/shrink &&
+			rmmod smo_xarray"
+		[ "$status" -eq 0 ] || { echo "round $i: $output"; false; }
+	done
+	run vm_run "test -e $SLABS/smox_test"
+	[ "$status" -ne 0 ]
+	# the nodes of the destroyed arrays are back (after RCU)
+	vm_run "sleep 1; echo 1 > $SLABS/radix_tree_node/shrink"
+	after=$(field radix_tree_node objects)
+	echo "radix_tree_node objects: baseline $base, after $after"
+	[ "$after" -le "$((base + 64))" ]
+	# setup's module for teardown
+	vm_run "insmod /lib/modules/smo/smo_xarray.ko"
+}
+
+@test "callfn rejects bad input with EINVAL and is root-only" {
+	for c in "" "   " "abc" "populate" "populate -1" "populate 0" \
+		 "populate 18446744073709551616" "punch 0" "reader" "reader go" \
+		 "verify 1" "idr_punch x"; do
+		run vm_run "echo '$c' > $CALLFN"
+		[ "$status" -ne 0 ] || { echo "accepted '$c'"; false; }
+		[[ "$output" == *"Invalid argument"* ]] || { echo "'$c': $output"; false; }
+	done
+	run vm_run "head -c 4096 /dev/zero | tr '\\0' a > $CALLFN"
+	[[ "$output" == *"Invalid argument"* ]]
+	run vm_run "su -s /bin/sh tester -c 'echo populate 1 > $CALLFN'"
+	[ "$status" -ne 0 ]
+	[ "$(stat_of objects)" -eq 0 ]
+}
