@@ -85,6 +85,12 @@ vm_console() { printf '%s/console.log\n' "$(_vm_rundir)"; }
 vm_start() {
 	local dir="${BATS_FILE_TMPDIR:?vm_start must be called from setup_file}/vm"
 	local build_log="$BATS_FILE_TMPDIR/vm-build.log" step cmdline="${SMO_CMDLINE:-} $*"
+	# Pin the kernel key for all steps of this file (and vm_restart): a patch
+	# edited meanwhile must not send later steps to another tree.
+	if [[ -z "${SMO_KERNEL_KEY:-}" ]]; then
+		SMO_KERNEL_KEY="$("$VM_ROOT/vm/prepare-tree" --print-key)" || return 1
+		export SMO_KERNEL_KEY
+	fi
 	if [[ "${VM_NO_BUILD:-0}" != 1 ]]; then
 		for step in build-kernel build-modules build-initramfs; do
 			if ! "$VM_ROOT/vm/$step" >>"$build_log" 2>&1 3>&-; then
