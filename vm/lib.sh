@@ -118,6 +118,14 @@ smo_run_logged() {
 	msg "$what done in $((SECONDS - start))s"
 }
 
+# The initramfs of this checkout for the current kernel: one per checkout, so
+# checkouts (a developer's, CI's clone) testing the same kernel at the same
+# time do not boot each other's modules.
+smo_initramfs() {
+	printf '%s/initramfs-%s.cpio.gz\n' "$(smo_kernel_dir)" \
+		"$(printf '%s' "$SMO_ROOT" | sha256sum | cut -c1-8)"
+}
+
 # Remove all but the SMO_KEEP_KERNELS (default 3) most recently used keyed
 # kernel trees (about 1.8 GB each).  Only kernel-<hash> directories are
 # touched.
