@@ -53,10 +53,11 @@ field() {
 	echo "${v:-0}"
 }
 
-# shrink CACHE: twice, a second apart: moved XArray nodes and objects are
-# freed after an RCU grace period, the second shrink frees their slabs
+# shrink CACHE: moved XArray nodes and objects are freed after an RCU grace
+# period; a second shrink after waiting for the RCU callbacks frees their slabs
 shrink() {
-	vm_run "echo 1 > $SLABS/$1/shrink; sleep 1; echo 1 > $SLABS/$1/shrink"
+	vm_run "echo 1 > $SLABS/$1/shrink && echo barrier > $CALLFN &&
+		echo 1 > $SLABS/$1/shrink"
 }
 
 # fragment [KEEP]: 20000 objects, one in KEEP (default 16) kept.  With a KEEP
@@ -146,7 +147,7 @@ fragment() {
 @test "kmem_defrag_slabs and slabinfo -s reach smox_test" {
 	fragment
 	before=$(field smox_test slabs)
-	run vm_run "slabinfo smox_test -s; sleep 1; slabinfo smox_test -s"
+	run vm_run "slabinfo smox_test -s && echo barrier > $CALLFN && slabinfo smox_test -s"
 	[ "$status" -eq 0 ]
 	[ "$(field smox_test slabs)" -lt "$before" ]
 	run callfn verify
@@ -168,7 +169,8 @@ fragment() {
 	run vm_run "test -e $SLABS/smox_test"
 	[ "$status" -ne 0 ]
 	# the nodes of the destroyed arrays are back (after RCU)
-	vm_run "sleep 1; echo 1 > $SLABS/radix_tree_node/shrink"
+	vm_run "insmod /lib/modules/smo/smo_xarray.ko && echo barrier > $CALLFN &&
+		rmmod smo_xarray && echo 1 > $SLABS/radix_tree_node/shrink"
 	after=$(field radix_tree_node objects)
 	echo "radix_tree_node objects: baseline $base, after $after"
 	[ "$after" -le "$((base + 64))" ]

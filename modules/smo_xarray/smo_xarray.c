@@ -16,6 +16,7 @@
  *	idr_populate N		allocate N IDs in the IDR
  *	idr_punch KEEP		keep one in KEEP of the IDs
  *	idr_verify		every ID maps to its value
+ *	barrier			wait for every pending RCU free (rcu_barrier)
  *   /sys/kernel/debug/smox/stats   (read, root) counters
  *
  * A failed command fails the write: -EINVAL for malformed input,
@@ -376,6 +377,12 @@ static int smox_cmd_idr_verify(int argc, const char **argv)
 	return smox_idr_verify();
 }
 
+static int smox_cmd_barrier(int argc, const char **argv)
+{
+	rcu_barrier();
+	return 0;
+}
+
 struct smox_command {
 	const char *name;
 	int nr_args;
@@ -391,6 +398,7 @@ static const struct smox_command smox_commands[] = {
 	{ "idr_populate", 1, smox_cmd_idr_populate },
 	{ "idr_punch", 1, smox_cmd_idr_punch },
 	{ "idr_verify", 0, smox_cmd_idr_verify },
+	{ "barrier", 0, smox_cmd_barrier },
 };
 
 static int smox_run_command(char *line)

@@ -1,0 +1,187 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Moving objects between the guest's two NUMA nodes and balancing slabs
+# across them, through the smo_node control module, on smo_test and on the
+# XArray caches (smox_test, radix_tree_node).  Full slabs must move too,
+# also without slub_debug, where SLUB keeps no list of them.
+
+load lib/vm
+
+SLABS=/sys/kernel/slab
+CTL=/sys/kernel/debug/smo_node
+SMO=/sys/kernel/debug/smo/callfn
+SMOX=/sys/kernel/debug/smox/callfn
+
+setup_file() {
+	vm_start
+}
+
+teardown_file() {
+	vm_stop
+}
+
+setup() {
+	run vm_run "insmod /lib/modules/smo/smo_test.ko &&
+		insmod /lib/modules/smo/smo_xarray.ko &&
+		insmod /lib/modules/smo/smo_node.ko"
+	[ "$status" -eq 0 ] || {
+		echo "insmod failed: $output"
+		return 1
+	}
+}
+
+teardown() {
+	vm_run "rmmod smo_node; rmmod smo_xarray; rmmod smo_test" || true
+	vm_teardown_test
+}
+
+smo() { vm_run "echo '$*' > $SMO"; }
+smox() { vm_run "echo '$*' > $SMOX"; }
+
+# on_node CACHE NODE: slabs of CACHE on NODE
+on_node() {
+	local out v
+	out=$(vm_run "cat $SLABS/$1/slabs") || return 1
+	v=$(sed -n "s/.*N$2=\([0-9]*\).*/\1/p" <<<"$out")
+	echo "${v:-0}"
+}
+
+# ctl CACHE FILE INPUT: write INPUT to the control file
+ctl() {
+	vm_run "echo '$3' > $CTL/$1/$2"
+}
+
+moved_of() {
+	vm_run "cat $CTL/$1/$2" | awk '{ for (i = 1; i < NF; i++) if ($i == "moved") print $(i + 1) }'
+}
+
+@test "move N1 empties node 0 of smo_test, full slabs included, and back" {
+	run smo "alloc 5000 0"
+	[ "$status" -eq 0 ]
+	run smo enable
+	[ "$(on_node smo_test 0)" -gt 0 ]
+	[ "$(on_node smo_test 1)" -eq 0 ]
+
+	run ctl smo_test move N1
+	[ "$status" -eq 0 ]
+	[ "$(on_node smo_test 0)" -eq 0 ]
+	[ "$(on_node smo_test 1)" -gt 0 ]
+	[ "$(moved_of smo_test move)" -eq 5000 ]
+	run vm_run "cat $CTL/smo_test/move"
+	[[ "$output" == "move 0 moved 5000 left 0" ]]
+	run smo verify
+	[ "$status" -eq 0 ]
+
+	run ctl smo_test move " n0 "
+	[ "$status" -eq 0 ]
+	[ "$(on_node smo_test 1)" -eq 0 ]
+	[ "$(on_node smo_test 0)" -gt 0 ]
+	run smo verify
+	[ "$status" -eq 0 ]
+}
+
+@test "move N1 N0 moves only node 1's objects" {
+	run smo "alloc 3000 0"
+	run smo "alloc 2000 1"
+	run smo enable
+	[ "$(on_node smo_test 1)" -gt 0 ]
+	run ctl smo_test move "N1 N0"
+	[ "$status" -eq 0 ]
+	[ "$(on_node smo_test 1)" -eq 0 ]
+	[ "$(moved_of smo_test move)" -eq 2000 ]
+	run smo verify
+	[ "$status" -eq 0 ]
+}
+
+@test "balance after piling everything on one node evens the slab counts" {
+	run smo "alloc 20000 0"
+	run smo "punch 3"
+	run smo enable
+	[ "$(on_node smo_test 1)" -eq 0 ]
+	run ctl smo_test balance 1
+	[ "$status" -eq 0 ]
+	a=$(on_node smo_test 0)
+	b=$(on_node smo_test 1)
+	echo "slabs per node after balance: N0=$a N1=$b"
+	[ "$b" -gt 0 ]
+	[ $(( a > b ? a - b : b - a )) -le 1 ]
+	run smo verify
+	[ "$status" -eq 0 ]
+	run vm_run "cat $CTL/smo_test/balance"
+	[[ "$output" == "balance 0 moved "* ]]
+}
+
+@test "the XArray caches move to node 1 and balance too" {
+	run smox "populate 30000"
+	[ "$status" -eq 0 ]
+	run smox "punch 100"
+	run ctl smox_test move N0
+	[ "$status" -eq 0 ]
+	vm_run "echo barrier > $SMOX; echo 1 > $SLABS/smox_test/shrink"
+	[ "$(on_node smox_test 0)" -gt 0 ]
+	run ctl smox_test move N1
+	[ "$status" -eq 0 ]
+	run ctl radix_tree_node move N1
+	[ "$status" -eq 0 ]
+	# moved objects and nodes are freed after RCU; a shrink then frees the slabs
+	vm_run "echo barrier > $SMOX; echo 1 > $SLABS/smox_test/shrink; echo 1 > $SLABS/radix_tree_node/shrink"
+	[ "$(on_node smox_test 0)" -eq 0 ]
+	run smox verify
+	[ "$status" -eq 0 ]
+	run ctl radix_tree_node balance 1
+	[ "$status" -eq 0 ]
+	run ctl smox_test balance 1
+	[ "$status" -eq 0 ]
+	a=$(on_node smox_test 0)
+	b=$(on_node smox_test 1)
+	echo "smox_test slabs per node: N0=$a N1=$b"
+	[ $(( a > b ? a - b : b - a )) -le 1 ]
+	run smox verify
+	[ "$status" -eq 0 ]
+}
+
+@test "bad input fails with the documented errno and changes nothing" {
+	run smo "alloc 500 0"
+	run smo enable
+	before=$(on_node smo_test 0)
+	for v in N2 N-1 N "0 1 2" abc "" "   " "N0 N1 N1" "N0N1" "N+1" "N0 N0" \
+		 "N18446744073709551616" "1"; do
+		run ctl smo_test move "$v"
+		[ "$status" -ne 0 ] || { echo "move accepted '$v'"; false; }
+		[[ "$output" == *"Invalid argument"* ]] || { echo "'$v': $output"; false; }
+	done
+	for v in 0 2 "" abc "1 1" -1; do
+		run ctl smo_test balance "$v"
+		[ "$status" -ne 0 ] || { echo "balance accepted '$v'"; false; }
+		[[ "$output" == *"Invalid argument"* ]] || { echo "'$v': $output"; false; }
+	done
+	run vm_run "head -c 4096 /dev/zero | tr '\\0' N > $CTL/smo_test/move"
+	[[ "$output" == *"Invalid argument"* ]]
+	[ "$(on_node smo_test 0)" -eq "$before" ]
+	run smo verify
+	[ "$status" -eq 0 ]
+}
+
+@test "a cache that is not movable gives EOPNOTSUPP, a destroyed one ENOENT" {
+	run ctl kmalloc-64 move N1
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"not supported"* ]]
+	run vm_run "rmmod smo_xarray"
+	[ "$status" -eq 0 ]
+	run ctl smox_test move N1
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"No such file or directory"* ]]
+	# a cache created later shows up after a rescan
+	run vm_run "insmod /lib/modules/smo/smo_xarray.ko && echo 1 > $CTL/rescan && echo 'populate 100' > $SMOX"
+	[ "$status" -eq 0 ]
+	run ctl smox_test move N1
+	[ "$status" -eq 0 ]
+}
+
+@test "the control files are root-only" {
+	run vm_run "su -s /bin/sh tester -c 'echo N1 > $CTL/smo_test/move'"
+	[ "$status" -ne 0 ]
+	run vm_run "su -s /bin/sh tester -c 'cat $CTL/smo_test/move'"
+	[ "$status" -ne 0 ]
+}
