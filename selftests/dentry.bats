@@ -1,0 +1,170 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Targeted dentry reclaim through smo_dentry: shrinking the dentry cache
+# evicts the unused dentries of sparse slabs, frees slabs, and never touches
+# what is in use (open files, mount points, tmpfs/sysfs/debugfs/proc), also
+# while lookups, creates and unlinks run and while filesystems are unmounted.
+#
+# The disk filesystem is an ext2 image on a loop device in the guest's /tmp.
+
+load lib/vm
+
+SLAB=/sys/kernel/slab/dentry
+STATS=/sys/kernel/debug/smo_dentry/stats
+MNT=/mnt/t
+# the workloads below run minutes under TCG with a shrink loop beside them
+export VM_TIMEOUT=${VM_TIMEOUT:-300}
+
+setup_file() {
+	vm_start
+	vm_run "mkdir -p $MNT /mnt/u &&
+		dd if=/dev/zero of=/tmp/t.img bs=1M count=48 2>/dev/null &&
+		losetup /dev/loop0 /tmp/t.img && mke2fs -q -N 16384 /dev/loop0 &&
+		mount -t ext2 /dev/loop0 $MNT &&
+		dd if=/dev/zero of=/tmp/u.img bs=1M count=8 2>/dev/null &&
+		losetup /dev/loop1 /tmp/u.img && mke2fs -q /dev/loop1"
+}
+
+teardown_file() {
+	vm_stop
+}
+
+teardown() {
+	vm_run "rmmod smo_dentry 2>/dev/null; killall tail 2>/dev/null; true"
+	vm_teardown_test
+}
+
+field() {
+	local out
+	out=$(vm_run "cat $SLAB/$1") || return 1
+	echo "${out%% *}"
+}
+
+stat_of() {
+	vm_run "cat $STATS" | awk -v k="$1" '$1 == k { print $2 }'
+}
+
+# 2000 directories, each looked up for 20 missing names, the lookups going
+# round the directories so that consecutive dentries belong to different
+# ones; then 3 of 4 directories are removed, which frees their children:
+# the dentry slabs are left a quarter full of unused dentries.  300 files
+# stay open in a background process.
+fragment() {
+	vm_run "cd $MNT && rm -rf d keep && mkdir d keep &&
+		awk 'BEGIN { for (i = 0; i < 300; i++) print \"keep/f\" i }' | xargs touch &&
+		for f in keep/*; do echo \"\$f\" > \"\$f\"; done &&
+		(tail -f keep/* > /dev/null 2>&1 &) &&
+		awk 'BEGIN { for (i = 0; i < 2000; i++) print \"d/\" i }' | xargs mkdir &&
+		awk 'BEGIN { for (j = 0; j < 20; j++) for (i = 0; i < 2000; i++) print \"d/\" i \"/m\" j }' |
+			xargs ls > /dev/null 2>&1;
+		awk 'BEGIN { for (i = 0; i < 2000; i++) if (i % 4) print \"d/\" i }' | xargs rmdir"
+}
+
+# What must survive a shrink: mounts and directory listings
+snapshot() {
+	vm_run "cat /proc/mounts; for d in / /proc/self /sys /sys/kernel/debug /sys/kernel/slab/dentry $MNT $MNT/keep $MNT/d /tmp; do echo \"== \$d\"; ls -a \$d | sort; done" | grep -v -e '^== /proc/self' | md5sum
+}
+
+@test "shrinking the movable dentry cache frees partial and total slabs" {
+	run fragment
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	vm_run "echo 1 > $SLAB/shrink"       # not movable yet: flush only
+	slabs0=$(field slabs)
+	partial0=$(field partial)
+	run vm_run "insmod /lib/modules/smo/smo_dentry.ko"
+	[ "$status" -eq 0 ]
+	run vm_run "cat $SLAB/ops"
+	[[ "$output" == *"migrate : smod_migrate"* ]]
+	run vm_run "echo 1 > $SLAB/shrink"
+	[ "$status" -eq 0 ]
+	slabs1=$(field slabs)
+	partial1=$(field partial)
+	echo "dentry slabs $slabs0 -> $slabs1, partial $partial0 -> $partial1"
+	vm_run "cat $STATS"
+	[ "$partial1" -lt "$partial0" ]
+	[ "$slabs1" -lt "$slabs0" ]
+	[ "$(stat_of evicted)" -gt 0 ]
+	[ "$(stat_of taken)" -eq $(( $(stat_of evicted) + $(stat_of returned) )) ]
+}
+
+@test "nothing in use disappears: paths, mounts, listings and open files" {
+	run fragment
+	[ "$status" -eq 0 ]
+	run vm_run "insmod /lib/modules/smo/smo_dentry.ko"
+	[ "$status" -eq 0 ]
+	before=$(snapshot)
+	run vm_run "echo 1 > $SLAB/shrink && echo 1 > $SLAB/shrink"
+	[ "$status" -eq 0 ]
+	[ "$(stat_of evicted)" -gt 0 ]
+	after=$(snapshot)
+	[ "$before" = "$after" ]
+	run vm_run "ls $MNT/keep | wc -l"
+	[ "$output" -eq 300 ]
+	run vm_run "cat $MNT/keep/f7 $MNT/keep/f299"
+	[ "$output" = "$(printf 'keep/f7\nkeep/f299')" ]
+	# the files the background process holds open are still open and readable
+	run vm_run "pid=\$(pidof tail); ls /proc/\$pid/fd | wc -l; cat /proc/\$pid/fd/3 > /dev/null"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" -ge 300 ]
+	run vm_run "ls $MNT/d | wc -l"
+	[ "$output" -eq 500 ]
+}
+
+@test "concurrent lookups, creates and unlinks during repeated shrinks lose nothing" {
+	run vm_run "insmod /lib/modules/smo/smo_dentry.ko"
+	run vm_run "cd $MNT && rm -rf w && mkdir w &&
+		(for r in 1 2 3 4 5 6 7 8; do
+			awk -v r=\$r 'BEGIN { for (i = 0; i < 400; i++) print \"w/\" r \"_\" i }' | xargs touch
+			awk -v r=\$r 'BEGIN { for (i = 0; i < 400; i++) print \"w/x\" r \"_\" i }' | xargs ls > /dev/null 2>&1
+			awk -v r=\$r 'BEGIN { for (i = 0; i < 400; i += 2) print \"w/\" r \"_\" i }' | xargs rm
+		done; echo done > /tmp/wl.done) > /dev/null 2>&1 &
+		n=0; while [ ! -e /tmp/wl.done ]; do echo 1 > $SLAB/shrink; n=\$((n + 1)); done; rm /tmp/wl.done; echo shrinks \$n"
+	[ "$status" -eq 0 ]
+	echo "$output"
+	run vm_run "ls $MNT/w | wc -l"
+	[ "$output" -eq 1600 ]
+	run vm_run "ls $MNT/w | grep -c '_[0-9]*[13579]\$'"
+	[ "$output" -eq 1600 ]
+}
+
+@test "umount race: mount, populate, umount in a loop while shrinks run" {
+	run vm_run "insmod /lib/modules/smo/smo_dentry.ko"
+	run vm_run "(while [ ! -e /tmp/stop ]; do echo 1 > $SLAB/shrink; done; echo stopped > /tmp/stopped) > /dev/null 2>&1 &
+		fail=0
+		for r in \$(seq 15); do
+			mount -t ext2 /dev/loop1 /mnt/u || fail=1
+			mkdir -p /mnt/u/s && awk 'BEGIN { for (i = 0; i < 200; i++) print \"/mnt/u/s/f\" i }' | xargs touch
+			awk 'BEGIN { for (i = 0; i < 200; i++) print \"/mnt/u/s/none\" i }' | xargs ls > /dev/null 2>&1
+			rm -rf /mnt/u/s
+			umount /mnt/u || fail=1
+		done
+		touch /tmp/stop; while [ ! -e /tmp/stopped ]; do sleep 0.1; done; rm -f /tmp/stop /tmp/stopped
+		exit \$fail"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	run vm_run "grep -c /mnt/u /proc/mounts"
+	[ "$output" -eq 0 ]
+}
+
+@test "load and unload with the cache populated; unload leaves it not movable" {
+	run fragment
+	for i in 1 2 3 4 5; do
+		run vm_run "insmod /lib/modules/smo/smo_dentry.ko && echo 1 > $SLAB/shrink && rmmod smo_dentry"
+		[ "$status" -eq 0 ] || { echo "round $i: $output"; false; }
+	done
+	run vm_run "cat $SLAB/ops"
+	[[ "$output" != *migrate* ]]
+	run vm_run "ls $MNT/keep | wc -l"
+	[ "$output" -eq 300 ]
+}
+
+@test "tmpfs, sysfs and debugfs dentries are never evicted" {
+	run vm_run "mkdir -p /tmp/tt && for i in \$(seq 50); do echo \$i > /tmp/tt/f\$i; done"
+	run vm_run "insmod /lib/modules/smo/smo_dentry.ko && echo 1 > $SLAB/shrink && echo 1 > $SLAB/shrink"
+	[ "$status" -eq 0 ]
+	run vm_run "cat /tmp/tt/f50; ls /tmp/tt | wc -l; ls /sys/kernel/debug/smo_dentry; ls /sys/kernel/slab | grep -c dentry"
+	[ "${lines[0]}" -eq 50 ]
+	[ "${lines[1]}" -eq 50 ]
+	[ "${lines[2]}" = stats ]
+	[ "${lines[3]}" -ge 1 ]
+}
