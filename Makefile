@@ -62,6 +62,9 @@ demo: ## install what is missing, build, boot a guest and run the demo (bench/de
 		vm/with-vm vm/run 'uname -r; cat /sys/devices/system/node/online; slabinfo | head -n 15'; \
 	fi
 
+bench-dentry: build ## dentry slabs freed per evicted dentry: smo_dentry vs the shrinker
+	vm/with-vm bench/dentry
+
 bench-harness: ## print the harness's cold/warm/boot timings (takes ~10 min)
 	vm/install-deps
 	bench/harness-figures
@@ -74,4 +77,4 @@ clean-cache: ## remove $(SMO_CACHE) (all built kernels, initramfs, logs)
 clean: ## remove module build output in the checkout
 	-$(MAKE) -C modules KDIR=$$(vm/prepare-tree --print-kdir) clean
 
-.PHONY: help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
+.PHONY: bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
