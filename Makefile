@@ -62,6 +62,15 @@ demo: ## install what is missing, build, boot a guest and run the demo (bench/de
 		vm/with-vm vm/run 'uname -r; cat /sys/devices/system/node/online; slabinfo | head -n 15'; \
 	fi
 
+checkpatch: kernel ## scripts/checkpatch.pl --strict on every patch and module source (named exceptions only)
+	vm/checkpatch
+
+dist: ## versioned source tarball of the modules for DKMS ($(SMO_CACHE)/dist/smo-VERSION.tar.gz)
+	vm/dist
+
+dkms-check: kernel ## DKMS builds against the patched tree and skips an unpatched 6.12
+	vm/dkms-check
+
 bench-dentry: build ## dentry slabs freed per evicted dentry: smo_dentry vs the shrinker
 	vm/with-vm bench/dentry
 
@@ -77,4 +86,4 @@ clean-cache: ## remove $(SMO_CACHE) (all built kernels, initramfs, logs)
 clean: ## remove module build output in the checkout
 	-$(MAKE) -C modules KDIR=$$(vm/prepare-tree --print-kdir) clean
 
-.PHONY: bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
+.PHONY: checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
