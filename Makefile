@@ -12,6 +12,11 @@
 SHELL := /bin/bash
 SMO_CACHE ?= $(HOME)/.cache/smo
 export SMO_CACHE
+# Kernel flavor: normal, or debug (KASAN, lockdep, kmemleak, KFENCE,
+# SLUB_DEBUG_ON, failslab: vm/config/flavor/debug.config; its own cache key)
+FLAVOR ?= normal
+SMO_FLAVOR ?= $(FLAVOR)
+export SMO_FLAVOR
 FILE ?=
 
 .DEFAULT_GOAL := help
@@ -23,6 +28,7 @@ help: ## this list
 		awk -F':.*## ' '{ printf "  make %-14s %s\n", $$1, $$2 }'
 	@echo
 	@echo "Variables: SMO_CACHE=$(SMO_CACHE)  SMO_CMDLINE (extra guest kernel args)"
+	@echo "           FLAVOR=normal|debug (kernel flavor, e.g. make check FLAVOR=debug)"
 	@echo "           FILE=selftests/x.bats (check-one)  VM_TIMEOUT (per guest command, s)"
 
 deps: ## install missing Debian packages (apt-get; needs root)

@@ -168,3 +168,7 @@ snapshot() {
 	[ "${lines[2]}" = stats ]
 	[ "${lines[3]}" -ge 1 ]
 }
+
+@test "kmemleak finds no leak after this file's tests" {
+	vm_kmemleak_test
+}

@@ -109,3 +109,7 @@ SMO_EOF" >"$BATS_TEST_TMPDIR/got"
 	run -0 vm_run 'echo back'
 	assert_output "back"
 }
+
+@test "kmemleak finds no leak after this file's tests" {
+	vm_kmemleak_test
+}

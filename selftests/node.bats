@@ -185,3 +185,7 @@ moved_of() {
 	run vm_run "su -s /bin/sh tester -c 'cat $CTL/smo_test/move'"
 	[ "$status" -ne 0 ]
 }
+
+@test "kmemleak finds no leak after this file's tests" {
+	vm_kmemleak_test
+}

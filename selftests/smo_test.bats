@@ -313,3 +313,7 @@ bad_inputs=(
 	[ "$(stat_of objects)" -eq 0 ]
 	[ "$(attr defrag_used_ratio)" -eq 30 ]
 }
+
+@test "kmemleak finds no leak after this file's tests" {
+	vm_kmemleak_test
+}

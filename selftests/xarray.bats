@@ -192,3 +192,7 @@ fragment() {
 	[ "$status" -ne 0 ]
 	[ "$(stat_of objects)" -eq 0 ]
 }
+
+@test "kmemleak finds no leak after this file's tests" {
+	vm_kmemleak_test
+}

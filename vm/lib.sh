@@ -20,10 +20,26 @@ SMO_LINUX_DIRNAME="linux-source-6.12"
 # cached trees are not reused.
 SMO_KEY_VERSION="1"
 
-export SMO_ROOT SMO_CACHE
+# Kernel flavor: "normal" (vm/config/*.config) or the name of an extra
+# fragment vm/config/flavor/NAME.config merged on top (make check FLAVOR=debug).
+SMO_FLAVOR="${SMO_FLAVOR:-normal}"
+
+export SMO_ROOT SMO_CACHE SMO_FLAVOR
 
 msg()  { printf '%s: %s\n' "${SMO_PROG:-${0##*/}}" "$*" >&2; }
 die()  { msg "error: $*"; exit 1; }
+
+# The extra config fragment of SMO_FLAVOR (nothing for "normal").
+smo_flavor_fragment() {
+	[[ "$SMO_FLAVOR" == normal ]] && return 0
+	[[ "$SMO_FLAVOR" =~ ^[a-z0-9_-]+$ ]] ||
+		die "bad SMO_FLAVOR '$SMO_FLAVOR' (normal, or a name under vm/config/flavor/)"
+	local f="$SMO_ROOT/vm/config/flavor/$SMO_FLAVOR.config"
+	[[ -f "$f" ]] || die "unknown flavor '$SMO_FLAVOR': no $f"
+	printf '%s\n' "$f"
+}
+# Fail at once on an unknown flavor (not later inside a command substitution)
+smo_flavor_fragment >/dev/null
 
 # Print "--help" text: the leading comment block of the calling script.
 smo_usage() {
@@ -55,7 +71,8 @@ smo_linux_version() {
 }
 
 # Key of the kernel build: source package version, every patch of the series
-# (name and content, in order) and every vm/config/*.config fragment.
+# (name and content, in order), every vm/config/*.config fragment and, for a
+# flavor other than "normal", its vm/config/flavor/ fragment.
 # SMO_KERNEL_KEY, if set, pins it (make check computes it once so that a patch
 # edited mid-run cannot make later steps look for another tree).
 smo_kernel_key() {
@@ -80,6 +97,10 @@ smo_kernel_key_computed() {
 			[[ -f "$f" ]] || continue
 			printf 'config %s %s\n' "${f##*/}" "$(sha256sum <"$f" | cut -d' ' -f1)"
 		done
+		f="$(smo_flavor_fragment)"
+		if [[ -n "$f" ]]; then
+			printf 'flavor %s %s\n' "$SMO_FLAVOR" "$(sha256sum <"$f" | cut -d' ' -f1)"
+		fi
 	} | sha256sum | cut -c1-12
 }
 
@@ -118,12 +139,18 @@ smo_run_logged() {
 	msg "$what done in $((SECONDS - start))s"
 }
 
+# A short id of this checkout, for what checkouts must not share (the
+# initramfs, logs)
+smo_checkout_id() { printf '%s' "$SMO_ROOT" | sha256sum | cut -c1-8; }
+
+# Logs of this checkout's test runs
+smo_log_dir() { printf '%s/logs/%s\n' "$SMO_CACHE" "$(smo_checkout_id)"; }
+
 # The initramfs of this checkout for the current kernel: one per checkout, so
 # checkouts (a developer's, CI's clone) testing the same kernel at the same
 # time do not boot each other's modules.
 smo_initramfs() {
-	printf '%s/initramfs-%s.cpio.gz\n' "$(smo_kernel_dir)" \
-		"$(printf '%s' "$SMO_ROOT" | sha256sum | cut -c1-8)"
+	printf '%s/initramfs-%s.cpio.gz\n' "$(smo_kernel_dir)" "$(smo_checkout_id)"
 }
 
 # Remove all but the SMO_KEEP_KERNELS (default 3) most recently used keyed

@@ -15,9 +15,19 @@
  *	shrink			kmem_cache_shrink(smo_test)
  *	defrag NODE		kmem_defrag_slabs(NODE), -1 for all nodes
  *	test [NR [KEEP]]	self-checking run on a private cache
+ *	stress SECS [THREADS]	THREADS (2..8, default 2) kthreads allocate,
+ *				free and verify objects while another one
+ *				loops shrink and kmem_defrag_slabs(-1)
+ *	failmig PERCENT		fail this share of the allocations inside
+ *				migrate() (fault injection; 0 turns it off)
+ *	noctor			try to make a cache without constructor
+ *				movable (smo_test_noctor; must fail EINVAL)
  *	warn			fire a WARN() (tests the harness's log scan)
  *   /sys/kernel/debug/smo/result  (read, root) outcome of the last command
- *   /sys/kernel/debug/smo/stats   (read, root) object and migration counters
+ *   /sys/kernel/debug/smo/stats   (read, root) object and migration counters;
+ *				"kfence" counts the live objects KFENCE
+ *				allocated: they are not in any slab, so
+ *				/sys/kernel/slab/smo_test/objects misses them
  *
  * A failed command fails the write with an errno: -EINVAL for malformed
  * input, the error of the failing call otherwise, -EBADMSG when a check
@@ -33,13 +43,19 @@
 #include <linux/bug.h>
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/kfence.h>
+#include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/numa.h>
+#include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -48,6 +64,10 @@
 #define SMO_CMD_MAX	128
 #define SMO_ARGS_MAX	3
 #define SMO_ID_NONE	(~0UL)
+#define SMO_STRESS_THREADS_MAX	8
+#define SMO_STRESS_SECS_MAX	3600
+/* Objects per stress worker: enough to spread over many slabs */
+#define SMO_STRESS_OBJECTS	4000
 
 struct smo_object {
 	struct list_head list;	/* pool->objects, in allocation order */
@@ -61,18 +81,22 @@ struct smo_stats {
 	unsigned long moved;
 	unsigned long migrate_failed;
 	unsigned long isolate_skipped;
+	unsigned long faults_injected;
 };
 
 /*
  * A cache and the objects allocated from it.  @live maps an object's
  * address (divided by the object size, which keeps it unique and dense) to
  * the object, so that the isolate callback can tell live objects from freed
- * ones without dereferencing a freed object.
+ * ones without dereferencing a freed object.  @by_id maps an object's id to
+ * the object, so that the stress workers find objects without walking the
+ * list; migration keeps both indexes current.
  */
 struct smo_pool {
 	struct kmem_cache *cache;
 	struct list_head objects;
 	struct xarray live;
+	struct xarray by_id;
 	unsigned long nr_objects;
 	unsigned long next_id;
 	struct smo_stats stats;
@@ -83,16 +107,21 @@ static DEFINE_MUTEX(smo_selftest_lock);
 static struct smo_pool smo_main = {
 	.objects = LIST_HEAD_INIT(smo_main.objects),
 	.live = XARRAY_INIT(smo_main.live, 0),
+	.by_id = XARRAY_INIT(smo_main.by_id, 0),
 };
 
 static struct smo_pool smo_self = {
 	.objects = LIST_HEAD_INIT(smo_self.objects),
 	.live = XARRAY_INIT(smo_self.live, 0),
+	.by_id = XARRAY_INIT(smo_self.by_id, 0),
 };
+
+/* Share (percent) of the allocations in smo_migrate() made to fail */
+static unsigned int smo_failmig_percent;
 
 /* Outcome of the last command, for the result file */
 static DEFINE_MUTEX(smo_result_lock);
-static char smo_result[160];
+static char smo_result[320];
 static struct dentry *smo_debugfs;
 
 static u32 smo_checksum(unsigned long id)
@@ -124,33 +153,51 @@ static struct smo_pool *smo_pool_of(struct kmem_cache *s)
 	return NULL;
 }
 
-/* Free an object the pool holds; caller holds smo_lock */
-static void smo_free_one(struct smo_pool *pool, struct smo_object *so)
+/* Take an object out of the pool; caller holds smo_lock */
+static void smo_unlink(struct smo_pool *pool, struct smo_object *so)
 {
 	xa_erase(&pool->live, smo_key(pool, so));
+	xa_erase(&pool->by_id, so->id);
 	list_del(&so->list);
-	/* Freed objects must be in their constructed state */
-	smo_object_ctor(so);
-	kmem_cache_free(pool->cache, so);
 	pool->nr_objects--;
 }
 
-static int smo_alloc_one(struct smo_pool *pool, int node)
+/*
+ * Free an unlinked object.  Freed objects must be in their constructed
+ * state, because SLUB hands them out again without calling the constructor.
+ */
+static void smo_release(struct smo_pool *pool, struct smo_object *so)
 {
-	struct smo_object *so;
+	smo_object_ctor(so);
+	kmem_cache_free(pool->cache, so);
+}
+
+/* Free an object the pool holds; caller holds smo_lock */
+static void smo_free_one(struct smo_pool *pool, struct smo_object *so)
+{
+	smo_unlink(pool, so);
+	smo_release(pool, so);
+}
+
+/*
+ * Give a newly allocated object the next id and enter it in the pool.
+ * Caller holds smo_lock; on error the caller frees the object.
+ */
+static int smo_insert(struct smo_pool *pool, struct smo_object *so)
+{
+	unsigned long key = smo_key(pool, so);
 	int err;
 
-	so = kmem_cache_alloc_node(pool->cache, GFP_KERNEL, node);
-	if (!so)
-		return -ENOMEM;
 	if (so->id != SMO_ID_NONE || !list_empty(&so->list)) {
 		pr_err("object %p not in its constructed state\n", so);
-		kmem_cache_free(pool->cache, so);
 		return -EBADMSG;
 	}
-	err = xa_err(xa_store(&pool->live, smo_key(pool, so), so, GFP_KERNEL));
+	err = xa_err(xa_store(&pool->live, key, so, GFP_KERNEL));
+	if (err)
+		return err;
+	err = xa_err(xa_store(&pool->by_id, pool->next_id, so, GFP_KERNEL));
 	if (err) {
-		kmem_cache_free(pool->cache, so);
+		xa_erase(&pool->live, key);
 		return err;
 	}
 	so->id = pool->next_id++;
@@ -159,6 +206,34 @@ static int smo_alloc_one(struct smo_pool *pool, int node)
 	list_add_tail(&so->list, &pool->objects);
 	pool->nr_objects++;
 	return 0;
+}
+
+/* Allocate an object on @node into @pool; caller holds smo_lock */
+static int smo_alloc_one(struct smo_pool *pool, int node)
+{
+	struct smo_object *so;
+	int err;
+
+	so = kmem_cache_alloc_node(pool->cache, GFP_KERNEL, node);
+	if (!so)
+		return -ENOMEM;
+	err = smo_insert(pool, so);
+	if (err)
+		kmem_cache_free(pool->cache, so);
+	return err;
+}
+
+/* Whether @so carries the id, checksum and payload it was given */
+static bool smo_object_intact(const struct smo_object *so)
+{
+	int i;
+
+	if (so->check != smo_checksum(so->id))
+		return false;
+	for (i = 0; i < sizeof(so->payload); i++)
+		if (so->payload[i] != (char)(so->id & 0xff))
+			return false;
+	return true;
 }
 
 /*
@@ -203,6 +278,13 @@ static void smo_migrate(struct kmem_cache *s, void **objs, int nr, int node,
 
 		if (!old)
 			continue;
+		if (smo_failmig_percent &&
+		    get_random_u32_below(100) < smo_failmig_percent) {
+			/* As if the allocation had failed */
+			pool->stats.faults_injected++;
+			pool->stats.migrate_failed++;
+			continue;
+		}
 		new = kmem_cache_alloc_node(s, GFP_KERNEL, node);
 		if (!new) {
 			pool->stats.migrate_failed++;
@@ -217,6 +299,8 @@ static void smo_migrate(struct kmem_cache *s, void **objs, int nr, int node,
 		new->id = old->id;
 		new->check = old->check;
 		memcpy(new->payload, old->payload, sizeof(new->payload));
+		/* Replacing an existing entry allocates nothing */
+		xa_store(&pool->by_id, new->id, new, GFP_KERNEL);
 		list_replace(&old->list, &new->list);
 
 		xa_erase(&pool->live, smo_key(pool, old));
@@ -232,7 +316,6 @@ static int smo_verify_pool(struct smo_pool *pool)
 {
 	unsigned long count = 0, prev = 0;
 	struct smo_object *so;
-	int i;
 
 	list_for_each_entry(so, &pool->objects, list) {
 		if (count && so->id <= prev) {
@@ -240,17 +323,12 @@ static int smo_verify_pool(struct smo_pool *pool)
 			       so->id, prev);
 			return -EBADMSG;
 		}
-		if (so->id >= pool->next_id || so->check != smo_checksum(so->id)) {
+		if (so->id >= pool->next_id || !smo_object_intact(so)) {
 			pr_err("object %p corrupted (id %lu)\n", so, so->id);
 			return -EBADMSG;
 		}
-		for (i = 0; i < sizeof(so->payload); i++) {
-			if (so->payload[i] != (char)(so->id & 0xff)) {
-				pr_err("object id %lu payload corrupted\n", so->id);
-				return -EBADMSG;
-			}
-		}
-		if (xa_load(&pool->live, smo_key(pool, so)) != so) {
+		if (xa_load(&pool->live, smo_key(pool, so)) != so ||
+		    xa_load(&pool->by_id, so->id) != so) {
 			pr_err("object id %lu missing from the index\n", so->id);
 			return -EBADMSG;
 		}
@@ -463,6 +541,284 @@ static int smo_cmd_defrag(int argc, const char **argv)
 	return 0;
 }
 
+/*
+ * Stress: worker kthreads allocate, free and verify objects of the main
+ * pool while a compactor kthread loops kmem_cache_shrink() and
+ * kmem_defrag_slabs().  Workers allocate and free outside smo_lock, so
+ * SLUB's own paths run concurrently with the isolation and putback of the
+ * slabs being evacuated; only entering an object in the pool takes the
+ * lock.
+ */
+struct smo_stress {
+	atomic_long_t ops;
+	atomic_long_t allocs;
+	atomic_long_t frees;
+	atomic_long_t verified;
+	atomic_long_t corrupt;
+	atomic_long_t alloc_failed;
+	atomic_long_t shrinks;
+	atomic_long_t defrags;
+	unsigned long target;	/* objects the workers keep around */
+};
+
+static DEFINE_MUTEX(smo_stress_lock);
+
+/* Any object of @pool, starting at a random id; caller holds smo_lock */
+static struct smo_object *smo_pick(struct smo_pool *pool)
+{
+	unsigned long index;
+	struct smo_object *so;
+
+	if (!pool->nr_objects)
+		return NULL;
+	index = get_random_u32_below(min(pool->next_id, (unsigned long)U32_MAX));
+	so = xa_find(&pool->by_id, &index, ULONG_MAX, XA_PRESENT);
+	if (!so) {
+		index = 0;
+		so = xa_find(&pool->by_id, &index, ULONG_MAX, XA_PRESENT);
+	}
+	return so;
+}
+
+static void smo_stress_alloc(struct smo_stress *st)
+{
+	struct smo_object *so;
+	int err;
+
+	so = kmem_cache_alloc(smo_main.cache, GFP_KERNEL);
+	if (!so) {
+		atomic_long_inc(&st->alloc_failed);
+		return;
+	}
+	mutex_lock(&smo_lock);
+	err = smo_insert(&smo_main, so);
+	mutex_unlock(&smo_lock);
+	if (err) {
+		if (err == -EBADMSG)
+			atomic_long_inc(&st->corrupt);
+		else
+			atomic_long_inc(&st->alloc_failed);
+		kmem_cache_free(smo_main.cache, so);
+		return;
+	}
+	atomic_long_inc(&st->allocs);
+}
+
+static void smo_stress_free(struct smo_stress *st)
+{
+	struct smo_object *so;
+
+	mutex_lock(&smo_lock);
+	so = smo_pick(&smo_main);
+	if (so) {
+		if (!smo_object_intact(so)) {
+			pr_err("stress: object id %lu corrupted\n", so->id);
+			atomic_long_inc(&st->corrupt);
+		}
+		smo_unlink(&smo_main, so);
+	}
+	mutex_unlock(&smo_lock);
+	if (so) {
+		smo_release(&smo_main, so);
+		atomic_long_inc(&st->frees);
+	}
+}
+
+static void smo_stress_verify(struct smo_stress *st)
+{
+	struct smo_object *so;
+
+	mutex_lock(&smo_lock);
+	so = smo_pick(&smo_main);
+	if (so) {
+		if (!smo_object_intact(so) ||
+		    xa_load(&smo_main.live, smo_key(&smo_main, so)) != so) {
+			pr_err("stress: object id %lu corrupted\n", so->id);
+			atomic_long_inc(&st->corrupt);
+		}
+		atomic_long_inc(&st->verified);
+	}
+	mutex_unlock(&smo_lock);
+}
+
+/* Runs until kthread_stop(): the thread must not exit on its own */
+static int smo_stress_worker(void *arg)
+{
+	struct smo_stress *st = arg;
+
+	while (!kthread_should_stop()) {
+		/* Drift around the target so that slabs fill and empty */
+		u32 alloc_share = READ_ONCE(smo_main.nr_objects) < st->target ?
+				  60 : 35;
+		u32 op = get_random_u32_below(100);
+
+		if (op < alloc_share)
+			smo_stress_alloc(st);
+		else if (op < 90)
+			smo_stress_free(st);
+		else
+			smo_stress_verify(st);
+		atomic_long_inc(&st->ops);
+		cond_resched();
+	}
+	return 0;
+}
+
+static int smo_stress_compactor(void *arg)
+{
+	struct smo_stress *st = arg;
+
+	while (!kthread_should_stop()) {
+		kmem_cache_shrink(smo_main.cache);
+		atomic_long_inc(&st->shrinks);
+		if (kmem_defrag_slabs(NUMA_NO_NODE) >= 0)
+			atomic_long_inc(&st->defrags);
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Count the entries of @xa; caller holds smo_lock */
+static unsigned long smo_xa_count(struct xarray *xa)
+{
+	unsigned long index, count = 0;
+	void *entry;
+
+	xa_for_each(xa, index, entry)
+		count++;
+	return count;
+}
+
+/* Stop the first @nr of @tasks (NULL or error entries are skipped) */
+static void smo_stop_threads(struct task_struct **tasks, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (!IS_ERR_OR_NULL(tasks[i]))
+			kthread_stop(tasks[i]);
+}
+
+static int smo_stress_run(unsigned long secs, unsigned long nr_workers)
+{
+	struct task_struct *tasks[SMO_STRESS_THREADS_MAX + 1] = {};
+	unsigned long start_objects, start_moved, expected, listed, ids, keys;
+	unsigned long end, lost = 0, moved;
+	struct smo_object *so;
+	struct smo_stress st;
+	int err, i;
+
+	memset(&st, 0, sizeof(st));
+	st.target = nr_workers * SMO_STRESS_OBJECTS;
+	err = kmem_cache_setup_mobility(smo_main.cache, smo_isolate,
+					smo_migrate);
+	if (err)
+		return err;
+
+	mutex_lock(&smo_lock);
+	start_objects = smo_main.nr_objects;
+	start_moved = smo_main.stats.moved;
+	mutex_unlock(&smo_lock);
+
+	for (i = 0; i <= nr_workers; i++) {
+		tasks[i] = i < nr_workers ?
+			   kthread_run(smo_stress_worker, &st, "smo_stress/%d", i) :
+			   kthread_run(smo_stress_compactor, &st, "smo_compact");
+		if (IS_ERR(tasks[i])) {
+			err = PTR_ERR(tasks[i]);
+			smo_stop_threads(tasks, i);
+			return err;
+		}
+	}
+
+	/* A signal (Ctrl-C on the writer) ends the run early */
+	end = jiffies + secs * HZ;
+	while (time_before(jiffies, end) && !signal_pending(current))
+		msleep_interruptible(100);
+	smo_stop_threads(tasks, nr_workers + 1);
+
+	/* Every object must still be there, intact, once in each index */
+	mutex_lock(&smo_lock);
+	expected = start_objects + atomic_long_read(&st.allocs) -
+		   atomic_long_read(&st.frees);
+	listed = 0;
+	list_for_each_entry(so, &smo_main.objects, list) {
+		if (!smo_object_intact(so))
+			atomic_long_inc(&st.corrupt);
+		listed++;
+	}
+	atomic_long_add(listed, &st.verified);
+	ids = smo_xa_count(&smo_main.by_id);
+	keys = smo_xa_count(&smo_main.live);
+	if (smo_verify_pool(&smo_main))
+		atomic_long_inc(&st.corrupt);
+	lost = abs_diff(expected, listed) + abs_diff(expected, ids) +
+	       abs_diff(expected, keys);
+	moved = smo_main.stats.moved - start_moved;
+	mutex_unlock(&smo_lock);
+
+	err = lost || atomic_long_read(&st.corrupt) ? -EBADMSG : 0;
+	smo_set_result("stress: %s %d secs=%lu threads=%lu ops=%ld allocs=%ld frees=%ld verified=%ld moved=%lu shrinks=%ld defrags=%ld alloc_failed=%ld live=%lu lost=%lu corrupt=%ld\n",
+		       err ? "fail" : "ok", err, secs, nr_workers,
+		       atomic_long_read(&st.ops), atomic_long_read(&st.allocs),
+		       atomic_long_read(&st.frees),
+		       atomic_long_read(&st.verified), moved,
+		       atomic_long_read(&st.shrinks),
+		       atomic_long_read(&st.defrags),
+		       atomic_long_read(&st.alloc_failed), listed, lost,
+		       atomic_long_read(&st.corrupt));
+	return err;
+}
+
+static int smo_cmd_stress(int argc, const char **argv)
+{
+	unsigned long secs, nr_workers = 2;
+	int err;
+
+	if (smo_parse_ulong(argv[0], &secs) || !secs ||
+	    secs > SMO_STRESS_SECS_MAX)
+		return -EINVAL;
+	if (argc > 1 && (smo_parse_ulong(argv[1], &nr_workers) ||
+			 nr_workers < 2 ||
+			 nr_workers > SMO_STRESS_THREADS_MAX))
+		return -EINVAL;
+	if (!mutex_trylock(&smo_stress_lock))
+		return -EBUSY;
+	err = smo_stress_run(secs, nr_workers);
+	mutex_unlock(&smo_stress_lock);
+	return err;
+}
+
+static int smo_cmd_failmig(int argc, const char **argv)
+{
+	unsigned long percent;
+
+	if (smo_parse_ulong(argv[0], &percent) || percent > 100)
+		return -EINVAL;
+	WRITE_ONCE(smo_failmig_percent, percent);
+	smo_set_result("failmig: ok 0 percent=%lu\n", percent);
+	return 0;
+}
+
+/* A cache without constructor, kept until unload so sysfs can be checked */
+static struct kmem_cache *smo_noctor;
+
+static int smo_cmd_noctor(int argc, const char **argv)
+{
+	int err;
+
+	mutex_lock(&smo_selftest_lock);
+	if (!smo_noctor)
+		smo_noctor = kmem_cache_create("smo_test_noctor",
+					       sizeof(struct smo_object), 0,
+					       SLAB_NO_MERGE, NULL);
+	err = smo_noctor ? kmem_cache_setup_mobility(smo_noctor, smo_isolate,
+						     smo_migrate) : -ENOMEM;
+	mutex_unlock(&smo_selftest_lock);
+	smo_set_result("noctor: %s %d\n", err ? "error" : "ok", err);
+	return err;
+}
+
 static int smo_cmd_warn(int argc, const char **argv)
 {
 	WARN(1, "smo_test: WARN requested through callfn\n");
@@ -626,6 +982,9 @@ static const struct smo_command smo_commands[] = {
 	{ "shrink", 0, 0, smo_cmd_shrink },
 	{ "defrag", 1, 1, smo_cmd_defrag },
 	{ "test",   0, 2, smo_cmd_test },
+	{ "stress", 1, 2, smo_cmd_stress },
+	{ "failmig", 1, 1, smo_cmd_failmig },
+	{ "noctor", 0, 0, smo_cmd_noctor },
 	{ "warn",   0, 0, smo_cmd_warn },
 };
 
@@ -703,15 +1062,20 @@ static const struct file_operations smo_result_fops = {
 static ssize_t smo_stats_read(struct file *file, char __user *ubuf,
 			      size_t len, loff_t *off)
 {
-	char buf[192];
+	unsigned long kfence = 0;
+	struct smo_object *so;
+	char buf[256];
 	int n;
 
 	mutex_lock(&smo_lock);
+	list_for_each_entry(so, &smo_main.objects, list)
+		kfence += is_kfence_address(so);
 	n = scnprintf(buf, sizeof(buf),
-		      "objects %lu\nmoved %lu\nmigrate_failed %lu\nisolate_skipped %lu\n",
+		      "objects %lu\nmoved %lu\nmigrate_failed %lu\nisolate_skipped %lu\nfaults_injected %lu\nkfence %lu\n",
 		      smo_main.nr_objects, smo_main.stats.moved,
 		      smo_main.stats.migrate_failed,
-		      smo_main.stats.isolate_skipped);
+		      smo_main.stats.isolate_skipped,
+		      smo_main.stats.faults_injected, kfence);
 	mutex_unlock(&smo_lock);
 	return simple_read_from_buffer(ubuf, len, off, buf, n);
 }
@@ -742,7 +1106,9 @@ static void __exit smo_exit(void)
 	debugfs_remove_recursive(smo_debugfs);
 	smo_free_all(&smo_main);
 	kmem_cache_destroy(smo_main.cache);
+	kmem_cache_destroy(smo_noctor);
 	xa_destroy(&smo_main.live);
+	xa_destroy(&smo_main.by_id);
 }
 module_exit(smo_exit);
 

@@ -38,11 +38,19 @@
 #   vm_log_since_mark  print the log lines since the baseline (no check).
 #   vm_teardown_test  for teardown(): vm_check_log, and fail the test if it
 #                 hit or if QEMU has died.
+#   vm_kmemleak_check  kernels with kmemleak (FLAVOR=debug): wait until the
+#                 newest objects are old enough to count, scan twice and
+#                 print any report; returns 1 if kmemleak suspects a leak,
+#                 2 if the kernel has no kmemleak.  vm_start clears the
+#                 reports of the boot, so only this file's leaks count.
+#   vm_kmemleak_test  for a last @test of a file: skip without kmemleak,
+#                 fail with the reports on a leak.
 #   vm_alive      true while the QEMU of this file runs.
 #   vm_console    print the path of the console log.
 #
 # Environment: SMO_CMDLINE (extra kernel args, e.g. slub_debug=FZPU),
-# VM_TIMEOUT, VM_NO_BUILD=1, VM_LOG_DIR (default $SMO_CACHE/logs),
+# VM_TIMEOUT, VM_NO_BUILD=1, VM_LOG_DIR (default $SMO_CACHE/logs/<checkout
+# id>, as vm/check),
 # VM_LOG_PATTERNS_EXTRA (extra grep -E alternatives), plus vm/boot's SMO_*.
 
 bats_require_minimum_version 1.5.0 # run -N
@@ -54,9 +62,9 @@ export VM_ROOT
 : "${SMO_CACHE:=$HOME/.cache/smo}"
 export SMO_CACHE
 : "${VM_TIMEOUT:=60}"
-: "${VM_LOG_DIR:=$SMO_CACHE/logs}"
+: "${VM_LOG_DIR:=$SMO_CACHE/logs/$(printf '%s' "$VM_ROOT" | sha256sum | cut -c1-8)}"
 
-VM_LOG_PATTERNS='BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|possible circular locking|list_add corruption|list_del corruption|Object corrupt|Redzone|Poison overwritten|kernel BUG at|Kernel panic|INFO: possible recursive locking|inconsistent lock state|rcu_.*detected stalls|refcount_t: '
+VM_LOG_PATTERNS='BUG:|BUG [^ ]+ \((Not t|T)ainted|WARNING:|Oops|general protection|KASAN|UBSAN|possible circular locking|list_add corruption|list_del corruption|Object corrupt|Redzone|Poison overwritten|kernel BUG at|Kernel panic|INFO: possible recursive locking|inconsistent lock state|rcu_.*detected stalls|refcount_t: '
 
 # The run dir survives between setup_file and the tests through this file
 # (exported variables do too; the file is for helpers run in subshells).
@@ -118,6 +126,34 @@ vm_start() {
 		return 1
 	fi
 	echo 0 >"$dir/log.offset"
+	# Leaks of the boot are not this file's: forget them
+	vm_run "test -e $VM_KMEMLEAK && echo clear > $VM_KMEMLEAK" >/dev/null 2>&1 || true
+}
+
+VM_KMEMLEAK=/sys/kernel/debug/kmemleak
+
+vm_kmemleak_check() {
+	local out
+	vm_run "test -e $VM_KMEMLEAK" >/dev/null 2>&1 || return 2
+	# kmemleak reports only objects older than 5 s, and an object only once
+	# a scan has found no reference to it
+	out="$(VM_TIMEOUT=300 vm_run "sleep 6 && echo scan > $VM_KMEMLEAK &&
+		echo scan > $VM_KMEMLEAK && cat $VM_KMEMLEAK")" || {
+		echo "vm_kmemleak_check: scan failed: $out"
+		return 1
+	}
+	[[ -z "$out" ]] && return 0
+	echo "vm_kmemleak_check: kmemleak reports:"
+	sed 's/^/  | /' <<<"$out" | head -n 80
+	return 1
+}
+
+vm_kmemleak_test() {
+	local rc=0
+	vm_kmemleak_check || rc=$?
+	((rc == 2)) && skip "this kernel has no kmemleak (use FLAVOR=debug)"
+	((rc == 0)) || fail "kmemleak found leaks"
+	echo "# kmemleak: no leak in $(basename "$BATS_TEST_FILENAME")" >&3
 }
 
 _vm_save_console() {

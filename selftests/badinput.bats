@@ -1,0 +1,175 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Bad input and permissions for every file the project adds: the debugfs
+# control files of the modules (callfn, move, balance, rescan, ...) and the
+# defrag_used_ratio attribute of the slab caches.  Each hostile string must
+# fail with EINVAL (the documented errno for malformed input), change
+# nothing and leave a clean kernel log; the unprivileged user "tester" may
+# neither write any of them nor read the root-only ones.
+
+load lib/vm
+
+CALLFN=/sys/kernel/debug/smo/callfn
+SLABS=/sys/kernel/slab
+DEBUGFS_DIRS="/sys/kernel/debug/smo /sys/kernel/debug/smox /sys/kernel/debug/smo_node /sys/kernel/debug/smo_dentry"
+RATIO_CACHES="smo_test smox_test radix_tree_node dentry"
+export VM_TIMEOUT=${VM_TIMEOUT:-600}
+
+setup_file() {
+	vm_start
+	vm_run "for m in smo_test smo_xarray smo_node smo_dentry; do
+			insmod /lib/modules/smo/\$m.ko || exit 1
+		done
+		echo 'alloc 100' > $CALLFN && echo enable > $CALLFN &&
+		echo 'populate 100' > /sys/kernel/debug/smox/callfn"
+}
+
+teardown_file() {
+	vm_stop
+}
+
+teardown() {
+	vm_teardown_test
+}
+
+# Hostile inputs, built in the guest as files /tmp/hostile/NAME with
+# printf escapes (so every byte reaches the guest intact): the empty line,
+# whitespace, signs, overflows, a leading NUL, non-UTF-8 bytes, control
+# characters, a format string, too many words and 64 KiB of text and digits.
+make_hostile() {
+	vm_run "rm -rf /tmp/hostile && mkdir /tmp/hostile && cd /tmp/hostile &&
+		printf '\\n' > empty-line &&
+		printf '   ' > spaces &&
+		printf ' \\t \\n' > tab-newline &&
+		printf '+' > plus &&
+		printf '-' > minus &&
+		printf -- '--1' > double-minus &&
+		printf '18446744073709551616' > u64-overflow &&
+		printf '99999999999999999999999999999999' > huge &&
+		printf '\\000abc' > leading-nul &&
+		printf '\\377\\376\\375' > non-utf8 &&
+		printf '\\303\\050' > bad-utf8-seq &&
+		printf '\\033[2J\\007' > control &&
+		printf '%%s%%n%%x' > format &&
+		printf 'abc' > word &&
+		printf '0x10' > hex &&
+		printf '1e3' > exponent &&
+		printf 'a b c d e f g h' > many-words &&
+		head -c 65536 /dev/zero | tr '\\0' a > 64k-text &&
+		head -c 65536 /dev/zero | tr '\\0' 9 > 64k-digits &&
+		ls | wc -l"
+}
+
+# smo_node has a directory per cache; these stand for all of them (the
+# movable caches and one that is not)
+NODE_CACHES="smo_test|smox_test|radix_tree_node|dentry|kmalloc-64"
+
+# Every file the project adds under debugfs (one path per line)
+debugfs_files() {
+	vm_run "find $DEBUGFS_DIRS -type f 2>/dev/null" |
+		grep -E -v "^/sys/kernel/debug/smo_node/[^/]+/" |
+		cat - <(vm_run "find $DEBUGFS_DIRS -type f 2>/dev/null" |
+			grep -E "^/sys/kernel/debug/smo_node/($NODE_CACHES)/")
+}
+
+# Every writable file the project adds (one path per line)
+writable_files() {
+	local f
+	for f in $(debugfs_files); do
+		vm_run "test -n \"\$(find $f -perm -200)\"" >/dev/null && echo "$f"
+	done
+	for f in $RATIO_CACHES; do echo "$SLABS/$f/defrag_used_ratio"; done
+}
+
+@test "every hostile string fails with EINVAL on every writable file and changes nothing" {
+	run make_hostile
+	[ "$status" -eq 0 ]
+	nr_inputs=$output
+	[ "$nr_inputs" -ge 19 ]
+	files=$(writable_files)
+	nr_files=$(wc -l <<<"$files")
+	[ "$nr_files" -ge 8 ]
+	grep -q smo/callfn <<<"$files"
+	grep -q smox/callfn <<<"$files"
+	grep -q smo_node/rescan <<<"$files"
+	grep -q smo_node/smo_test/move <<<"$files"
+	grep -q smo_node/smo_test/balance <<<"$files"
+	before=$(vm_run "cat /sys/kernel/debug/smo/stats $SLABS/smo_test/objects; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
+	# One write(2) of the whole input per file (dd bs > input size)
+	run vm_run "tried=0 bad=0
+		for f in \$(cat <<'LIST'
+$files
+LIST
+		); do
+			for h in /tmp/hostile/*; do
+				tried=\$((tried + 1))
+				out=\$(dd if=\$h of=\$f bs=131072 count=1 2>&1)
+				rc=\$?
+				case \"\$rc:\$out\" in
+				0:*) bad=\$((bad + 1)); echo \"ACCEPTED \$f \${h##*/}\" ;;
+				*'Invalid argument'*) ;;
+				*) bad=\$((bad + 1)); echo \"WRONG \$f \${h##*/}: \$out\" ;;
+				esac
+			done
+		done
+		echo tried=\$tried bad=\$bad
+		[ \$bad -eq 0 ]"
+	echo "$output" | tail -n 40
+	[ "$status" -eq 0 ]
+	tried=$(sed -n 's/^tried=\([0-9]*\) .*/\1/p' <<<"$output")
+	[ "$tried" -eq "$((nr_inputs * nr_files))" ]
+	after=$(vm_run "cat /sys/kernel/debug/smo/stats $SLABS/smo_test/objects; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
+	[ "$before" = "$after" ]
+	run vm_run "echo verify > $CALLFN && echo verify > /sys/kernel/debug/smox/callfn"
+	[ "$status" -eq 0 ]
+	echo "# bad input: $nr_inputs hostile strings x $nr_files files = $tried writes, all EINVAL, nothing changed" >&3
+}
+
+@test "an open without a write (zero bytes) changes nothing and reports no error" {
+	files=$(writable_files)
+	before=$(vm_run "cat /sys/kernel/debug/smo/stats; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
+	run vm_run "for f in $(tr '\n' ' ' <<<"$files"); do : > \$f || exit 1; done"
+	[ "$status" -eq 0 ]
+	after=$(vm_run "cat /sys/kernel/debug/smo/stats; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
+	[ "$before" = "$after" ]
+}
+
+@test "the unprivileged user can write none of the files and read no root-only one" {
+	files=$(writable_files)
+	all_debugfs=$(debugfs_files)
+	# debugfs control and report files are root-only by their own mode too
+	run vm_run "for f in $(tr '\n' ' ' <<<"$all_debugfs"); do
+			m=\$(stat -c %a \$f); case \$m in [0-7]00) ;; *) echo \"\$f mode \$m\"; exit 1;; esac
+		done"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	run vm_run_as_tester "n=0 bad=0
+		for f in $(tr '\n' ' ' <<<"$files"); do
+			n=\$((n + 1))
+			out=\$( (echo 1 > \$f) 2>&1) && { echo \"WROTE \$f\"; bad=1; }
+			case \$out in *'Permission denied'*) ;; *) echo \"\$f: \$out\"; bad=1 ;; esac
+		done
+		for f in $(tr '\n' ' ' <<<"$all_debugfs"); do
+			n=\$((n + 1))
+			out=\$(cat \$f 2>&1) && { echo \"READ \$f\"; bad=1; }
+			case \$out in *'Permission denied'*) ;; *) echo \"\$f: \$out\"; bad=1 ;; esac
+		done
+		echo tried=\$n
+		[ \$bad -eq 0 ]"
+	echo "$output" | tail -n 30
+	[ "$status" -eq 0 ]
+	nr=$(sed -n 's/^tried=//p' <<<"$output")
+	[ "$nr" -eq "$(($(wc -l <<<"$files") + $(wc -l <<<"$all_debugfs")))" ]
+	# defrag_used_ratio is root-only (0600) like the other slab attributes
+	run vm_run_as_tester "cat $SLABS/smo_test/defrag_used_ratio"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Permission denied"* ]]
+	run vm_run "stat -c %a $(tr '\n' ' ' <<<"$files" | tr ' ' '\n' | grep defrag_used_ratio | tr '\n' ' ')"
+	[ "$(sort -u <<<"$output")" = 600 ]
+	nr=$((nr + 1))
+	echo "# permissions: $nr write/read attempts as tester, all denied" >&3
+}
+
+@test "kmemleak finds no leak after this file's tests" {
+	vm_kmemleak_test
+}

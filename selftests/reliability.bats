@@ -1,0 +1,282 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Reliability: concurrent stress, allocation failures inside migrate(),
+# module and cache lifecycle.  Nothing may be lost, duplicated or corrupted,
+# and the kernel log must stay clean (teardown), also on the debug flavor
+# (make check FLAVOR=debug: KASAN, lockdep, kmemleak, SLUB_DEBUG_ON).
+#
+# SMO_STRESS_SECS (default 30) sets the length of the stress run.
+
+load lib/vm
+
+SLABS=/sys/kernel/slab
+SLAB=$SLABS/smo_test
+CALLFN=/sys/kernel/debug/smo/callfn
+RESULT=/sys/kernel/debug/smo/result
+STATS=/sys/kernel/debug/smo/stats
+FAILSLAB=/sys/kernel/debug/failslab
+STRESS_SECS=${SMO_STRESS_SECS:-30}
+# Loops of module loads and shrinks run minutes under TCG on the debug kernel
+export VM_TIMEOUT=${VM_TIMEOUT:-600}
+
+setup_file() {
+	vm_start
+}
+
+teardown_file() {
+	vm_stop
+}
+
+setup() {
+	run vm_run "insmod /lib/modules/smo/smo_test.ko"
+	[ "$status" -eq 0 ] || {
+		echo "insmod smo_test failed: $output"
+		return 1
+	}
+}
+
+teardown() {
+	vm_run "test -e $FAILSLAB && echo 0 > $FAILSLAB/probability;
+		for m in smo_dentry smo_node smo_xarray smo_test; do rmmod \$m 2>/dev/null; done; true" || true
+	vm_teardown_test
+}
+
+callfn() {
+	vm_run "echo '$*' > $CALLFN"
+}
+
+stat_of() {
+	vm_run "cat $STATS" | awk -v k="$1" '$1 == k { print $2 }'
+}
+
+attr() {
+	local out
+	out=$(vm_run "cat $SLAB/$1") || return 1
+	echo "${out%% *}"
+}
+
+node_field() {
+	local out v
+	out=$(vm_run "cat $SLAB/$1") || return 1
+	v=$(sed -n "s/.*N$2=\([0-9]*\).*/\1/p" <<<"$out")
+	echo "${v:-0}"
+}
+
+# The cache checks its own slabs when it has SLUB debugging on
+validate_if_debug() {
+	if [ "$(attr sanity_checks)" = 1 ]; then
+		run vm_run "echo 1 > $SLAB/validate"
+		[ "$status" -eq 0 ] || { echo "validate: $output"; return 1; }
+		echo "validated"
+	fi
+}
+
+# 10000 objects on node 0, mobility on, one in 10 kept
+fragment_node0() {
+	run callfn "alloc 10000 0"
+	[ "$status" -eq 0 ]
+	run callfn enable
+	[ "$status" -eq 0 ]
+	run callfn "punch 10"
+	[ "$status" -eq 0 ]
+	[ "$(stat_of objects)" -eq 1000 ]
+}
+
+@test "stress: workers allocate, free and verify while shrink and defrag loop; nothing lost" {
+	vm_run "echo 60 > $SLAB/defrag_used_ratio"
+	run callfn "alloc 3000"
+	[ "$status" -eq 0 ]
+	VM_TIMEOUT=$((STRESS_SECS + 300)) run callfn "stress $STRESS_SECS 2"
+	echo "stress: $output"
+	run vm_run "cat $RESULT"
+	echo "$output"
+	[[ "$output" == "stress: ok 0 "* ]]
+	[[ "$output" == *" lost=0 corrupt=0"* ]]
+	declare -A r
+	for kv in $output; do [[ "$kv" == *=* ]] && r[${kv%%=*}]=${kv#*=}; done
+	[ "${r[ops]}" -gt 1000 ]
+	[ "${r[moved]}" -gt 0 ]
+	[ "${r[shrinks]}" -gt 0 ]
+	[ "${r[defrags]}" -gt 0 ]
+	echo "# stress: ${r[secs]} s, ${r[threads]} workers: ops=${r[ops]} verified=${r[verified]} moved=${r[moved]} shrinks=${r[shrinks]} defrags=${r[defrags]} lost=${r[lost]} corrupt=${r[corrupt]}" >&3
+	# The survivors are intact and the allocator agrees on their number
+	run callfn verify
+	[ "$status" -eq 0 ]
+	run callfn shrink
+	[ "$status" -eq 0 ]
+	live=$(stat_of objects)
+	kfence=$(stat_of kfence)
+	sysfs=$(attr objects)
+	echo "module: $live live ($kfence from KFENCE), sysfs objects: $sysfs"
+	[ "$live" -eq "${r[live]}" ]
+	[ "$((sysfs + kfence))" -eq "$live" ]
+	validate_if_debug
+}
+
+@test "fault injection: half of migrate()'s allocations fail; nothing lost, a later shrink finishes" {
+	fragment_node0
+	ops=$(attr objs_per_slab)
+	optimum=$(((1000 + ops - 1) / ops))
+	run callfn "failmig 50"
+	[ "$status" -eq 0 ]
+	run callfn shrink
+	[ "$status" -eq 0 ]
+	injected=$(stat_of faults_injected)
+	moved=$(stat_of moved)
+	failed=$(stat_of migrate_failed)
+	echo "injected $injected, moved $moved, failed $failed"
+	[ "$injected" -gt 100 ]
+	[ "$failed" -ge "$injected" ]
+	[ "$moved" -gt 100 ]
+	run callfn verify
+	[ "$status" -eq 0 ]
+	[ "$(stat_of objects)" -eq 1000 ]
+	# the slabs whose objects could not all move are back on the partial list
+	partial=$(node_field partial 0)
+	slabs=$(node_field slabs 0)
+	echo "after the failing shrink: $slabs slabs, $partial partial, optimum $optimum"
+	[ "$partial" -gt 1 ]
+	[ "$slabs" -gt $((optimum + 1)) ]
+	run callfn "failmig 0"
+	[ "$status" -eq 0 ]
+	run callfn shrink
+	[ "$status" -eq 0 ]
+	run callfn verify
+	[ "$status" -eq 0 ]
+	slabs=$(node_field slabs 0)
+	echo "after a clean shrink: $slabs slabs"
+	[ "$slabs" -le $((optimum + 1)) ]
+	[ "$(stat_of faults_injected)" -eq "$injected" ]
+	validate_if_debug
+	echo "# fault injection (module): $injected allocations failed in migrate(), 0 lost" >&3
+}
+
+@test "failslab limited to smo_test fails half of migrate()'s allocations; nothing lost" {
+	vm_run "test -d $FAILSLAB" || skip "no failslab in this kernel (use FLAVOR=debug)"
+	fragment_node0
+	ops=$(attr objs_per_slab)
+	optimum=$(((1000 + ops - 1) / ops))
+	run vm_run "echo 1 > $SLAB/failslab && echo Y > $FAILSLAB/cache-filter &&
+		echo N > $FAILSLAB/ignore-gfp-wait && echo 0 > $FAILSLAB/verbose &&
+		echo 1 > $FAILSLAB/interval && echo -1 > $FAILSLAB/times &&
+		echo 0 > $FAILSLAB/space && echo 50 > $FAILSLAB/probability &&
+		echo shrink > $CALLFN; rc=\$?; echo 0 > $FAILSLAB/probability; exit \$rc"
+	[ "$status" -eq 0 ]
+	failed=$(stat_of migrate_failed)
+	moved=$(stat_of moved)
+	echo "failslab: $failed failed, $moved moved"
+	[ "$failed" -gt 100 ]
+	[ "$moved" -gt 100 ]
+	run callfn verify
+	[ "$status" -eq 0 ]
+	[ "$(stat_of objects)" -eq 1000 ]
+	[ "$(node_field partial 0)" -gt 1 ]
+	run vm_run "echo 0 > $SLAB/failslab && echo shrink > $CALLFN && echo verify > $CALLFN"
+	[ "$status" -eq 0 ]
+	[ "$(node_field slabs 0)" -le $((optimum + 1)) ]
+	validate_if_debug
+	echo "# fault injection (failslab): $failed allocations failed in migrate(), 0 lost" >&3
+}
+
+@test "enabling mobility twice is a no-op; a cache without constructor is refused and unchanged" {
+	run callfn enable
+	[ "$status" -eq 0 ]
+	run callfn enable
+	[ "$status" -eq 0 ]
+	run vm_run "grep -c '^migrate : smo_migrate' $SLAB/ops"
+	[ "$output" = 1 ]
+	run callfn noctor
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Invalid argument"* ]]
+	run vm_run "cat $SLABS/smo_test_noctor/ops"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *isolate* && "$output" != *migrate* ]]
+	run callfn noctor
+	[ "$status" -ne 0 ]
+	# the refused cache goes away with the module
+	vm_run "rmmod smo_test"
+	run vm_run "test -e $SLABS/smo_test_noctor"
+	[ "$status" -ne 0 ]
+}
+
+@test "every module loads and unloads 50 times with live objects" {
+	vm_run "rmmod smo_test"
+	base=$(vm_run "cat /proc/modules | wc -l")
+	run vm_run "mkdir -p /tmp/lc && echo x > /tmp/lc/f &&
+		for i in \$(seq 50); do
+			insmod /lib/modules/smo/smo_test.ko &&
+			echo 'alloc 500' > $CALLFN && echo enable > $CALLFN &&
+			echo 'punch 4' > $CALLFN &&
+			insmod /lib/modules/smo/smo_xarray.ko &&
+			echo 'populate 500' > /sys/kernel/debug/smox/callfn &&
+			echo 'punch 4' > /sys/kernel/debug/smox/callfn &&
+			insmod /lib/modules/smo/smo_node.ko &&
+			insmod /lib/modules/smo/smo_dentry.ko &&
+			ls /tmp/lc /sys/kernel/slab > /dev/null &&
+			echo 1 > $SLAB/shrink && echo 1 > $SLABS/dentry/shrink &&
+			rmmod smo_dentry && rmmod smo_node && rmmod smo_xarray &&
+			rmmod smo_test || { echo \"round \$i failed\"; exit 1; }
+		done"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(vm_run "cat /proc/modules | wc -l")" -eq "$base" ]
+	run vm_run "test -e $SLAB || test -e $SLABS/smox_test"
+	[ "$status" -ne 0 ]
+	run vm_run "cat $SLABS/dentry/ops"
+	[[ "$output" != *migrate* ]]
+	echo "# lifecycle: 4 modules x 50 load/unload cycles with live objects" >&3
+	vm_run "insmod /lib/modules/smo/smo_test.ko"
+}
+
+@test "movable caches are created and destroyed while others are shrunk and defragmented" {
+	run vm_run "insmod /lib/modules/smo/smo_xarray.ko &&
+		echo 'populate 2000' > /sys/kernel/debug/smox/callfn &&
+		echo 'alloc 2000' > $CALLFN && echo enable > $CALLFN &&
+		rm -f /tmp/stop;
+		(while [ ! -e /tmp/stop ]; do
+			echo 'punch 2' > /sys/kernel/debug/smox/callfn
+			echo 'populate 500' > /sys/kernel/debug/smox/callfn
+			echo shrink > $CALLFN; echo 'defrag -1' > $CALLFN
+			echo 1 > $SLABS/radix_tree_node/shrink
+		done) &
+		bg=\$!
+		rc=0
+		for i in \$(seq 30); do
+			echo 'test 600 4' > $CALLFN || { rc=1; cat $RESULT; break; }
+		done
+		touch /tmp/stop; wait \$bg
+		echo verify > /sys/kernel/debug/smox/callfn && echo verify > $CALLFN || rc=1
+		exit \$rc"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	run vm_run "test -e $SLABS/smo_selftest"
+	[ "$status" -ne 0 ]
+}
+
+@test "smo_xarray and smo_dentry unload while shrinks and defrag run" {
+	run vm_run "rm -f /tmp/stop; mkdir -p /tmp/ul && cd /tmp/ul &&
+		(while [ ! -e /tmp/stop ]; do
+			echo 1 > $SLABS/radix_tree_node/shrink
+			echo 1 > $SLABS/dentry/shrink
+			echo 'defrag -1' > $CALLFN
+			ls /tmp/ul > /dev/null
+		done) &
+		bg=\$!
+		rc=0
+		for i in \$(seq 20); do
+			insmod /lib/modules/smo/smo_xarray.ko &&
+			echo 'populate 2000' > /sys/kernel/debug/smox/callfn &&
+			echo 'punch 3' > /sys/kernel/debug/smox/callfn &&
+			insmod /lib/modules/smo/smo_dentry.ko &&
+			touch f\$i && rmmod smo_xarray && rmmod smo_dentry ||
+				{ rc=1; echo \"round \$i failed\"; break; }
+		done
+		touch /tmp/stop; wait \$bg
+		exit \$rc"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	run vm_run "grep -c migrate $SLABS/dentry/ops"
+	[ "$output" = 0 ]
+}
+
+@test "kmemleak finds no leak after this file's tests" {
+	vm_kmemleak_test
+}
