@@ -1,0 +1,959 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smo_bench - in-kernel measurements for the SMO benchmarks (bench/run).
+ *
+ * The module owns two caches of the same shape: "smo_bench_mov", created
+ * movable (.isolate/.migrate in kmem_cache_args), and "smo_bench_fix", with
+ * the same object size and constructor but no mobility, which is what a
+ * cache gets from today's kernel.  Every figure that compares the two is
+ * taken in the same boot, and every duration is measured with ktime in the
+ * kernel, so that no guest shell or agent overhead ends up in it.
+ *
+ *   /sys/kernel/debug/smo_bench/callfn  (write, root) one command per write:
+ *	frag N KEEP		both caches: free everything, allocate N objects
+ *				split into one contiguous run per online node,
+ *				then keep one in KEEP
+ *	shrink mov|fix		kmem_cache_shrink() of one cache, timed
+ *	release			free every object of both caches
+ *	migcost N KEEP REPS	per repetition: frag N KEEP on the movable
+ *				cache, replace every live object by an
+ *				allocate + copy + free (timed), then shrink
+ *				(timed) and count the objects it moved
+ *	hotpath REPS ROUNDS BATCH
+ *				ROUNDS times allocate BATCH objects and free
+ *				them, on one CPU, movable and fixed cache in
+ *				alternating order per repetition
+ *	remote REPS ROUNDS BATCH
+ *				the same, allocating on the first online CPU
+ *				and freeing on the second (two kthreads)
+ *	scan REPS CALLS EXTRA	median ns of a kmem_defrag_slabs(-1) call (and
+ *				of a kmem_cache_walk_names() walk over all
+ *				caches) with 0 and with EXTRA more caches that
+ *				are not movable, alternating per repetition
+ *   /sys/kernel/debug/smo_bench/result  (read, root) "key value..." lines
+ *				written by the last command
+ *
+ * A failed command fails the write with an errno: -EINVAL for malformed
+ * input, -ENODEV for "remote" on a single CPU, the error of the failing call
+ * otherwise.
+ *
+ * Locking: smob_cmd_lock serialises commands.  smob_lock protects the
+ * object pools; the isolate callback takes it and the migrate callback
+ * releases it, so no command holds it around kmem_cache_shrink().
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/ctype.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/numa.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#define SMOB_CMD_MAX		128
+#define SMOB_ARGS_MAX		4
+#define SMOB_RESULT_MAX		8192
+#define SMOB_NO_SLOT		(~0UL)
+#define SMOB_MAX_OBJECTS	2000000UL
+#define SMOB_MAX_REPS		64
+#define SMOB_MAX_BATCH		4096
+#define SMOB_MAX_EXTRA		1000
+#define SMOB_MAX_CALLS		1000
+
+/* 64 bytes, as smo_test's objects */
+struct smob_object {
+	unsigned long slot;	/* index in smob_pool.slots, or SMOB_NO_SLOT */
+	u32 check;
+	char payload[52];
+};
+
+/*
+ * The objects allocated from one cache.  @slots holds every live object at
+ * the slot the object records, so that the migrate callback can redirect
+ * the one reference an object has with a single store.
+ */
+struct smob_pool {
+	const char *name;
+	struct kmem_cache *cache;
+	struct smob_object **slots;
+	unsigned long nr_slots;
+	unsigned long live;
+	unsigned long moved;
+	unsigned long migrate_failed;
+};
+
+static DEFINE_MUTEX(smob_cmd_lock);
+static DEFINE_MUTEX(smob_lock);
+static struct smob_pool smob_mov = { .name = "mov" };
+static struct smob_pool smob_fix = { .name = "fix" };
+static struct dentry *smob_debugfs;
+
+/* Output of the last command, for the result file; under smob_cmd_lock */
+static char smob_result[SMOB_RESULT_MAX];
+static size_t smob_result_len;
+
+static __printf(1, 2) void smob_out(const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	smob_result_len += vscnprintf(smob_result + smob_result_len,
+				      sizeof(smob_result) - smob_result_len,
+				      fmt, args);
+	va_end(args);
+}
+
+static void smob_out_u64s(const char *key, const u64 *v, unsigned int nr)
+{
+	unsigned int i;
+
+	smob_out("%s", key);
+	for (i = 0; i < nr; i++)
+		smob_out(" %llu", v[i]);
+	smob_out("\n");
+}
+
+static u32 smob_checksum(unsigned long slot)
+{
+	return (u32)(slot * 2654435761UL) ^ 0x5a5a5a5a;
+}
+
+static void smob_ctor(void *ptr)
+{
+	struct smob_object *so = ptr;
+
+	so->slot = SMOB_NO_SLOT;
+	so->check = 0;
+	memset(so->payload, 0, sizeof(so->payload));
+}
+
+/*
+ * Is @so a live object of @pool?  Caller holds smob_lock.
+ *
+ * This reads the object, which the guide advises against because a freed
+ * object may be poisoned by a sanitizer.  It is sound here: the slab of
+ * every object handed to the isolate callback is isolated, so the memory
+ * stays in place; registered objects only change and are only freed under
+ * smob_lock; and every object that is not registered (freed, or used by the
+ * hot-path loops, which never write to their objects) is in its constructed
+ * state, SMOB_NO_SLOT.  The bench guest has no KASAN.  The alternative, an
+ * XArray index, would add two XArray updates to every move and hide the
+ * allocator's own cost in the migration figure.
+ */
+static bool smob_is_live(struct smob_pool *pool, struct smob_object *so)
+{
+	unsigned long slot = READ_ONCE(so->slot);
+
+	return slot < pool->nr_slots && pool->slots[slot] == so;
+}
+
+/*
+ * Replace @old by @new, which the caller allocated: the work an owner does
+ * per object both in the migrate callback and in the copy baseline of
+ * "migcost".  Caller holds smob_lock.
+ */
+static void smob_replace(struct smob_pool *pool, struct smob_object *old,
+			 struct smob_object *new)
+{
+	memcpy(new, old, sizeof(*new));
+	pool->slots[new->slot] = new;
+	smob_ctor(old);
+	kmem_cache_free(pool->cache, old);
+}
+
+static void *smob_isolate(struct kmem_cache *s, void **objs, int nr)
+{
+	struct smob_pool *pool = s == smob_mov.cache ? &smob_mov : NULL;
+	int i;
+
+	mutex_lock(&smob_lock);
+	for (i = 0; i < nr; i++)
+		if (objs[i] && (!pool || !smob_is_live(pool, objs[i])))
+			objs[i] = NULL;
+	return pool;
+}
+
+/* Move every object left in @objs to @node; releases smob_lock */
+static void smob_migrate(struct kmem_cache *s, void **objs, int nr, int node,
+			 void *private)
+{
+	struct smob_pool *pool = private;
+	int i;
+
+	lockdep_assert_held(&smob_lock);
+
+	for (i = 0; pool && i < nr; i++) {
+		struct smob_object *new;
+
+		if (!objs[i])
+			continue;
+		new = kmem_cache_alloc_node(s, GFP_KERNEL, node);
+		if (!new) {
+			pool->migrate_failed++;
+			continue;
+		}
+		smob_replace(pool, objs[i], new);
+		pool->moved++;
+	}
+	mutex_unlock(&smob_lock);
+}
+
+/* Free every object and the slot array of @pool; caller holds smob_lock */
+static void smob_pool_release(struct smob_pool *pool)
+{
+	unsigned long i;
+
+	for (i = 0; i < pool->nr_slots; i++) {
+		struct smob_object *so = pool->slots[i];
+
+		if (!so)
+			continue;
+		smob_ctor(so);
+		kmem_cache_free(pool->cache, so);
+		if (!(i % 4096))
+			cond_resched();
+	}
+	kvfree(pool->slots);
+	pool->slots = NULL;
+	pool->nr_slots = 0;
+	pool->live = 0;
+}
+
+static void smob_release_all(void)
+{
+	mutex_lock(&smob_lock);
+	smob_pool_release(&smob_mov);
+	smob_pool_release(&smob_fix);
+	mutex_unlock(&smob_lock);
+}
+
+static int smob_alloc_slot(struct smob_pool *pool, unsigned long slot,
+			   int node)
+{
+	struct smob_object *so;
+
+	so = kmem_cache_alloc_node(pool->cache, GFP_KERNEL, node);
+	if (!so)
+		return -ENOMEM;
+	so->slot = slot;
+	so->check = smob_checksum(slot);
+	memset(so->payload, (int)(slot & 0xff), sizeof(so->payload));
+	pool->slots[slot] = so;
+	pool->live++;
+	return 0;
+}
+
+/* Keep the objects of every @keep-th slot; caller holds smob_lock */
+static void smob_pool_punch(struct smob_pool *pool, unsigned long keep)
+{
+	unsigned long i;
+
+	for (i = 0; i < pool->nr_slots; i++) {
+		struct smob_object *so = pool->slots[i];
+
+		if (!so || !(i % keep))
+			continue;
+		pool->slots[i] = NULL;
+		smob_ctor(so);
+		kmem_cache_free(pool->cache, so);
+		pool->live--;
+	}
+}
+
+static void smob_out_live_per_node(struct smob_pool *pool)
+{
+	unsigned long *per_node;
+	unsigned long i;
+	int node;
+
+	per_node = kcalloc(nr_node_ids, sizeof(*per_node), GFP_KERNEL);
+	if (!per_node)
+		return;
+	for (i = 0; i < pool->nr_slots; i++)
+		if (pool->slots[i])
+			per_node[page_to_nid(virt_to_page(pool->slots[i]))]++;
+	smob_out("%s_live %lu\n", pool->name, pool->live);
+	for_each_online_node(node)
+		smob_out("%s_live_N%d %lu\n", pool->name, node, per_node[node]);
+	kfree(per_node);
+}
+
+/**
+ * smob_frag() - Fragment the caches of @pools the same way.
+ * @pools: The pools to fill, allocated from in lock step.
+ * @nr_pools: Entries in @pools.
+ * @nr: Objects to allocate per pool.
+ * @keep: Keep one object in @keep.
+ *
+ * Empties each pool, then allocates @nr objects per pool, alternating
+ * between the pools object by object so that their caches see the same
+ * sequence; the objects form one contiguous run per online node, each
+ * allocated on its node.  Then frees all but every @keep-th object.
+ *
+ * Context: Process context; takes smob_lock.
+ * Return: 0, or -ENOMEM (the pools are then empty).
+ */
+static int smob_frag(struct smob_pool **pools, int nr_pools,
+		     unsigned long nr, unsigned long keep)
+{
+	unsigned int nr_nodes = num_online_nodes(), run = 0;
+	int node = first_online_node, j, err = 0;
+	unsigned long i;
+
+	mutex_lock(&smob_lock);
+	for (j = 0; j < nr_pools; j++) {
+		smob_pool_release(pools[j]);
+		pools[j]->slots = kvcalloc(nr, sizeof(*pools[j]->slots),
+					   GFP_KERNEL);
+		if (!pools[j]->slots) {
+			err = -ENOMEM;
+			goto out;
+		}
+		pools[j]->nr_slots = nr;
+	}
+	for (i = 0; i < nr && !err; i++) {
+		/* Slot i belongs to the run of the (i * nr_nodes / nr)-th node */
+		for (; i * nr_nodes / nr > run; run++)
+			node = next_online_node(node);
+		for (j = 0; j < nr_pools && !err; j++)
+			err = smob_alloc_slot(pools[j], i, node);
+		if (!(i % 4096))
+			cond_resched();
+	}
+	for (j = 0; j < nr_pools && !err; j++)
+		smob_pool_punch(pools[j], keep);
+out:
+	if (err)
+		for (j = 0; j < nr_pools; j++)
+			smob_pool_release(pools[j]);
+	mutex_unlock(&smob_lock);
+	return err;
+}
+
+/* Commands: argc counts the arguments after the command word */
+struct smob_command {
+	const char *name;
+	int nr_args;
+	int (*fn)(const unsigned long *args);
+	bool first_is_word;	/* args[0] is not a number (shrink) */
+};
+
+static int smob_cmd_frag(const unsigned long *args)
+{
+	struct smob_pool *pools[] = { &smob_mov, &smob_fix };
+	int err;
+
+	if (!args[0] || args[0] > SMOB_MAX_OBJECTS || !args[1])
+		return -EINVAL;
+	err = smob_frag(pools, ARRAY_SIZE(pools), args[0], args[1]);
+	if (err)
+		return err;
+	mutex_lock(&smob_lock);
+	smob_out_live_per_node(&smob_mov);
+	smob_out_live_per_node(&smob_fix);
+	mutex_unlock(&smob_lock);
+	return 0;
+}
+
+static int smob_cmd_shrink(const unsigned long *args)
+{
+	struct smob_pool *pool = args[0] ? &smob_fix : &smob_mov;
+	unsigned long moved;
+	u64 t0, t1;
+
+	mutex_lock(&smob_lock);
+	moved = pool->moved;
+	mutex_unlock(&smob_lock);
+	t0 = ktime_get_ns();
+	kmem_cache_shrink(pool->cache);
+	t1 = ktime_get_ns();
+	mutex_lock(&smob_lock);
+	smob_out("shrink_ns %llu\nmoved %lu\nmigrate_failed %lu\n", t1 - t0,
+		 pool->moved - moved, pool->migrate_failed);
+	mutex_unlock(&smob_lock);
+	return 0;
+}
+
+static int smob_cmd_release(const unsigned long *args)
+{
+	smob_release_all();
+	return 0;
+}
+
+/*
+ * The copy baseline: replace every live object of @pool by a copy on the
+ * same node, as the migrate callback does, but through the plain allocator
+ * calls.  Returns the number of objects copied; caller holds smob_lock.
+ */
+static unsigned long smob_copy_all(struct smob_pool *pool)
+{
+	unsigned long i, done = 0;
+
+	for (i = 0; i < pool->nr_slots; i++) {
+		struct smob_object *old = pool->slots[i], *new;
+
+		if (!old)
+			continue;
+		new = kmem_cache_alloc_node(pool->cache, GFP_KERNEL,
+					    page_to_nid(virt_to_page(old)));
+		if (!new)
+			break;
+		smob_replace(pool, old, new);
+		done++;
+	}
+	return done;
+}
+
+/**
+ * smob_cmd_migcost() - Time moving objects by shrink against copying them.
+ * @args: N objects, keep one in KEEP, REPS repetitions.
+ *
+ * Each repetition fragments the movable cache afresh, times the copy
+ * baseline over every live object (which leaves the cache as fragmented as
+ * before: the copies fill holes of the same sparse slabs), then times
+ * kmem_cache_shrink() and counts the objects its migrate callbacks moved.
+ * Prints per repetition the objects and ns of both.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int smob_cmd_migcost(const unsigned long *args)
+{
+	u64 copy_ns[SMOB_MAX_REPS], shrink_ns[SMOB_MAX_REPS];
+	u64 copied[SMOB_MAX_REPS], moved[SMOB_MAX_REPS];
+	struct smob_pool *pools[] = { &smob_mov };
+	unsigned long r, reps = args[2], before;
+	u64 t0, t1;
+	int err;
+
+	if (!args[0] || args[0] > SMOB_MAX_OBJECTS || !args[1] || !reps ||
+	    reps > SMOB_MAX_REPS)
+		return -EINVAL;
+
+	for (r = 0; r < reps; r++) {
+		err = smob_frag(pools, 1, args[0], args[1]);
+		if (err)
+			return err;
+
+		mutex_lock(&smob_lock);
+		t0 = ktime_get_ns();
+		copied[r] = smob_copy_all(&smob_mov);
+		t1 = ktime_get_ns();
+		copy_ns[r] = t1 - t0;
+		before = smob_mov.moved;
+		mutex_unlock(&smob_lock);
+
+		t0 = ktime_get_ns();
+		kmem_cache_shrink(smob_mov.cache);
+		t1 = ktime_get_ns();
+		shrink_ns[r] = t1 - t0;
+
+		mutex_lock(&smob_lock);
+		moved[r] = smob_mov.moved - before;
+		mutex_unlock(&smob_lock);
+	}
+	smob_release_all();
+
+	smob_out_u64s("copied", copied, reps);
+	smob_out_u64s("copy_ns", copy_ns, reps);
+	smob_out_u64s("moved", moved, reps);
+	smob_out_u64s("shrink_ns", shrink_ns, reps);
+	return 0;
+}
+
+/* ROUNDS times: allocate BATCH objects from @cache, then free them */
+static u64 smob_alloc_free_loop(struct kmem_cache *cache, void **objs,
+				unsigned long rounds, unsigned long batch)
+{
+	unsigned long r, i;
+	u64 t0;
+
+	t0 = ktime_get_ns();
+	for (r = 0; r < rounds; r++) {
+		for (i = 0; i < batch; i++)
+			objs[i] = kmem_cache_alloc(cache, GFP_KERNEL);
+		for (i = 0; i < batch; i++)
+			if (objs[i])
+				kmem_cache_free(cache, objs[i]);
+	}
+	return ktime_get_ns() - t0;
+}
+
+static int smob_check_loop_args(const unsigned long *args)
+{
+	if (!args[0] || args[0] > SMOB_MAX_REPS || !args[1] || !args[2] ||
+	    args[2] > SMOB_MAX_BATCH || args[1] > ULONG_MAX / args[2])
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * smob_cmd_hotpath() - Time allocate + free on one CPU, movable vs fixed.
+ * @args: REPS repetitions of ROUNDS rounds of BATCH allocations and frees.
+ *
+ * Runs on the calling CPU with migration disabled.  Even repetitions time
+ * the movable cache first, odd ones the fixed cache first, so that a drift
+ * in the (noisy, emulated) machine's speed hits both alike.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int smob_cmd_hotpath(const unsigned long *args)
+{
+	u64 mov_ns[SMOB_MAX_REPS], fix_ns[SMOB_MAX_REPS];
+	unsigned long r, reps = args[0], rounds = args[1], batch = args[2];
+	void **objs;
+
+	if (smob_check_loop_args(args))
+		return -EINVAL;
+	objs = kmalloc_array(batch, sizeof(*objs), GFP_KERNEL);
+	if (!objs)
+		return -ENOMEM;
+
+	/* Warm up: both caches get their CPU slabs before timing starts */
+	smob_alloc_free_loop(smob_mov.cache, objs, 1, batch);
+	smob_alloc_free_loop(smob_fix.cache, objs, 1, batch);
+	for (r = 0; r < reps; r++) {
+		migrate_disable();
+		if (r & 1) {
+			fix_ns[r] = smob_alloc_free_loop(smob_fix.cache, objs,
+							 rounds, batch);
+			mov_ns[r] = smob_alloc_free_loop(smob_mov.cache, objs,
+							 rounds, batch);
+		} else {
+			mov_ns[r] = smob_alloc_free_loop(smob_mov.cache, objs,
+							 rounds, batch);
+			fix_ns[r] = smob_alloc_free_loop(smob_fix.cache, objs,
+							 rounds, batch);
+		}
+		migrate_enable();
+		cond_resched();
+	}
+	kfree(objs);
+
+	smob_out("pairs %lu\n", rounds * batch);
+	smob_out_u64s("mov_ns", mov_ns, reps);
+	smob_out_u64s("fix_ns", fix_ns, reps);
+	return 0;
+}
+
+/*
+ * Alloc on one CPU, free on another: the allocating kthread fills one of
+ * two buffers while the freeing kthread empties the other.
+ */
+struct smob_remote {
+	struct kmem_cache *cache;
+	unsigned long rounds, batch;
+	void **buf[2];
+	struct completion full[2], empty[2];
+	struct completion alloc_done, free_done;
+	u64 end_ns;
+};
+
+static int smob_remote_alloc(void *arg)
+{
+	struct smob_remote *rm = arg;
+	unsigned long r, i;
+
+	for (r = 0; r < rm->rounds; r++) {
+		void **buf = rm->buf[r & 1];
+
+		wait_for_completion(&rm->empty[r & 1]);
+		for (i = 0; i < rm->batch; i++)
+			buf[i] = kmem_cache_alloc(rm->cache, GFP_KERNEL);
+		complete(&rm->full[r & 1]);
+	}
+	/* The module must not go away while a thread still runs its code */
+	kthread_complete_and_exit(&rm->alloc_done, 0);
+}
+
+static int smob_remote_free(void *arg)
+{
+	struct smob_remote *rm = arg;
+	unsigned long r, i;
+
+	for (r = 0; r < rm->rounds; r++) {
+		void **buf = rm->buf[r & 1];
+
+		wait_for_completion(&rm->full[r & 1]);
+		for (i = 0; i < rm->batch; i++)
+			if (buf[i])
+				kmem_cache_free(rm->cache, buf[i]);
+		complete(&rm->empty[r & 1]);
+	}
+	rm->end_ns = ktime_get_ns();
+	kthread_complete_and_exit(&rm->free_done, 0);
+}
+
+/**
+ * smob_remote_run() - One timed run of allocations freed on another CPU.
+ * @rm: Parameters; @rm->buf must be allocated.
+ * @cpu_alloc: The CPU that allocates.
+ * @cpu_free: The CPU that frees.
+ * @ns: The time from starting the threads to the last free.
+ *
+ * Return: 0 or the error of creating a thread.
+ */
+static int smob_remote_run(struct smob_remote *rm, int cpu_alloc,
+			   int cpu_free, u64 *ns)
+{
+	struct task_struct *ta, *tf;
+	u64 t0;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		init_completion(&rm->full[i]);
+		init_completion(&rm->empty[i]);
+		complete(&rm->empty[i]);
+	}
+	init_completion(&rm->alloc_done);
+	init_completion(&rm->free_done);
+
+	ta = kthread_create(smob_remote_alloc, rm, "smob_alloc");
+	if (IS_ERR(ta))
+		return PTR_ERR(ta);
+	tf = kthread_create(smob_remote_free, rm, "smob_free");
+	if (IS_ERR(tf)) {
+		/* ta never ran: stopping it makes it exit before its function */
+		kthread_stop(ta);
+		return PTR_ERR(tf);
+	}
+	kthread_bind(ta, cpu_alloc);
+	kthread_bind(tf, cpu_free);
+
+	t0 = ktime_get_ns();
+	wake_up_process(tf);
+	wake_up_process(ta);
+	wait_for_completion(&rm->alloc_done);
+	wait_for_completion(&rm->free_done);
+	*ns = rm->end_ns - t0;
+	return 0;
+}
+
+static int smob_cmd_remote(const unsigned long *args)
+{
+	u64 mov_ns[SMOB_MAX_REPS], fix_ns[SMOB_MAX_REPS];
+	unsigned long r, reps = args[0];
+	struct smob_remote *rm;
+	int cpu_a, cpu_b, err = 0;
+
+	if (smob_check_loop_args(args))
+		return -EINVAL;
+	cpu_a = cpumask_first(cpu_online_mask);
+	cpu_b = cpumask_next(cpu_a, cpu_online_mask);
+	if (cpu_b >= nr_cpu_ids)
+		return -ENODEV;
+
+	rm = kzalloc(sizeof(*rm), GFP_KERNEL);
+	if (!rm)
+		return -ENOMEM;
+	rm->rounds = args[1];
+	rm->batch = args[2];
+	rm->buf[0] = kcalloc(2 * rm->batch, sizeof(void *), GFP_KERNEL);
+	if (!rm->buf[0]) {
+		kfree(rm);
+		return -ENOMEM;
+	}
+	rm->buf[1] = rm->buf[0] + rm->batch;
+
+	for (r = 0; r < reps && !err; r++) {
+		struct smob_pool *first = r & 1 ? &smob_fix : &smob_mov;
+		struct smob_pool *second = r & 1 ? &smob_mov : &smob_fix;
+		u64 *first_ns = r & 1 ? &fix_ns[r] : &mov_ns[r];
+		u64 *second_ns = r & 1 ? &mov_ns[r] : &fix_ns[r];
+
+		rm->cache = first->cache;
+		err = smob_remote_run(rm, cpu_a, cpu_b, first_ns);
+		if (err)
+			break;
+		rm->cache = second->cache;
+		err = smob_remote_run(rm, cpu_a, cpu_b, second_ns);
+	}
+	kfree(rm->buf[0]);
+	kfree(rm);
+	if (err)
+		return err;
+
+	smob_out("pairs %lu\ncpus %d %d\n", args[1] * args[2], cpu_a, cpu_b);
+	smob_out_u64s("mov_ns", mov_ns, reps);
+	smob_out_u64s("fix_ns", fix_ns, reps);
+	return 0;
+}
+
+static int smob_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int smob_walk_count(const char *name, bool movable, void *data)
+{
+	unsigned long *count = data;
+
+	(*count)++;
+	return 0;
+}
+
+/*
+ * Median ns of @calls calls of kmem_defrag_slabs(-1), and (with @walk_ns)
+ * of as many full walks over the cache list; the latter shows that the
+ * extra caches are on the list that the first one does not walk.
+ */
+static void smob_time_scan(u64 *tmp, unsigned long calls, u64 *defrag_ns,
+			   u64 *walk_ns, unsigned long *nr_caches)
+{
+	unsigned long i;
+	u64 t0;
+
+	for (i = 0; i < calls; i++) {
+		t0 = ktime_get_ns();
+		kmem_defrag_slabs(NUMA_NO_NODE);
+		tmp[i] = ktime_get_ns() - t0;
+	}
+	sort(tmp, calls, sizeof(*tmp), smob_cmp_u64, NULL);
+	*defrag_ns = tmp[calls / 2];
+
+	*walk_ns = 0;
+	*nr_caches = 0;
+#ifdef CONFIG_NUMA
+	for (i = 0; i < calls; i++) {
+		struct kmem_cache_name_walk walk = {
+			.fn = smob_walk_count,
+			.data = nr_caches,
+		};
+
+		*nr_caches = 0;
+		t0 = ktime_get_ns();
+		kmem_cache_walk_names(&walk);
+		tmp[i] = ktime_get_ns() - t0;
+	}
+	sort(tmp, calls, sizeof(*tmp), smob_cmp_u64, NULL);
+	*walk_ns = tmp[calls / 2];
+#endif
+}
+
+/**
+ * smob_cmd_scan() - Time kmem_defrag_slabs(-1) with and without extra caches.
+ * @args: REPS repetitions of CALLS timed calls, EXTRA caches.
+ *
+ * Each repetition times the calls with the caches that exist, creates
+ * EXTRA caches that are not movable (SLAB_NO_MERGE, so that each is a list
+ * entry of its own), times the calls again and destroys the caches.  The
+ * movable caches are empty, so a call costs the walk and the flushes of
+ * CPU slabs.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int smob_cmd_scan(const unsigned long *args)
+{
+	u64 base_ns[SMOB_MAX_REPS], extra_ns[SMOB_MAX_REPS];
+	u64 wbase_ns[SMOB_MAX_REPS], wextra_ns[SMOB_MAX_REPS];
+	unsigned long reps = args[0], calls = args[1], extra = args[2];
+	unsigned long r, i, n_base = 0, n_extra = 0;
+	struct kmem_cache **caches;
+	char name[32];
+	int err = 0;
+	u64 *tmp;
+
+	if (!reps || reps > SMOB_MAX_REPS || !calls || calls > SMOB_MAX_CALLS ||
+	    extra > SMOB_MAX_EXTRA)
+		return -EINVAL;
+	smob_release_all();
+	tmp = kmalloc_array(calls, sizeof(*tmp), GFP_KERNEL);
+	caches = kcalloc(extra ?: 1, sizeof(*caches), GFP_KERNEL);
+	if (!tmp || !caches) {
+		err = -ENOMEM;
+		goto out;
+	}
+
+	for (r = 0; r < reps && !err; r++) {
+		smob_time_scan(tmp, calls, &base_ns[r], &wbase_ns[r], &n_base);
+		for (i = 0; i < extra; i++) {
+			snprintf(name, sizeof(name), "smo_bench_x%lu", i);
+			caches[i] = kmem_cache_create(name,
+						      sizeof(struct smob_object),
+						      0, SLAB_NO_MERGE, NULL);
+			if (!caches[i]) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		if (!err)
+			smob_time_scan(tmp, calls, &extra_ns[r], &wextra_ns[r],
+				       &n_extra);
+		for (i = 0; i < extra && caches[i]; i++) {
+			kmem_cache_destroy(caches[i]);
+			caches[i] = NULL;
+		}
+		cond_resched();
+	}
+	if (err)
+		goto out;
+
+	smob_out("caches %lu %lu\n", n_base, n_extra);
+	smob_out_u64s("defrag_ns_0", base_ns, reps);
+	smob_out_u64s("defrag_ns_extra", extra_ns, reps);
+	smob_out_u64s("walk_ns_0", wbase_ns, reps);
+	smob_out_u64s("walk_ns_extra", wextra_ns, reps);
+out:
+	kfree(caches);
+	kfree(tmp);
+	return err;
+}
+
+static const struct smob_command smob_commands[] = {
+	{ "frag",    2, smob_cmd_frag },
+	{ "shrink",  1, smob_cmd_shrink, true },
+	{ "release", 0, smob_cmd_release },
+	{ "migcost", 3, smob_cmd_migcost },
+	{ "hotpath", 3, smob_cmd_hotpath },
+	{ "remote",  3, smob_cmd_remote },
+	{ "scan",    3, smob_cmd_scan },
+};
+
+static int smob_parse_ulong(const char *arg, unsigned long *val)
+{
+	/* kstrtoul() takes a sign; counts have none */
+	if (!isdigit(*arg))
+		return -EINVAL;
+	return kstrtoul(arg, 10, val) ? -EINVAL : 0;
+}
+
+static int smob_run_command(char *line)
+{
+	const char *argv[SMOB_ARGS_MAX + 1];
+	unsigned long args[SMOB_ARGS_MAX] = { 0 };
+	const struct smob_command *cmd = NULL;
+	const char *word;
+	int argc = 0, i, err;
+
+	while ((word = strsep(&line, " \t\n")) != NULL) {
+		if (!*word)
+			continue;
+		if (argc == ARRAY_SIZE(argv))
+			return -EINVAL;
+		argv[argc++] = word;
+	}
+	if (!argc)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(smob_commands); i++)
+		if (!strcmp(smob_commands[i].name, argv[0]))
+			cmd = &smob_commands[i];
+	if (!cmd || argc - 1 != cmd->nr_args)
+		return -EINVAL;
+	for (i = 0; i < cmd->nr_args; i++) {
+		if (!i && cmd->first_is_word) {
+			if (strcmp(argv[1], "mov") && strcmp(argv[1], "fix"))
+				return -EINVAL;
+			args[0] = !strcmp(argv[1], "fix");
+			continue;
+		}
+		if (smob_parse_ulong(argv[i + 1], &args[i]))
+			return -EINVAL;
+	}
+
+	mutex_lock(&smob_cmd_lock);
+	smob_result_len = 0;
+	smob_result[0] = '\0';
+	err = cmd->fn(args);
+	if (err)
+		smob_out("error %d\n", err);
+	mutex_unlock(&smob_cmd_lock);
+	return err;
+}
+
+static ssize_t smob_callfn_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *off)
+{
+	char buf[SMOB_CMD_MAX];
+	int err;
+
+	if (*off || !len || len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (strlen(buf) != len)
+		return -EINVAL;		/* embedded NUL */
+
+	err = smob_run_command(buf);
+	return err ?: len;
+}
+
+static const struct file_operations smob_callfn_fops = {
+	.owner = THIS_MODULE,
+	.write = smob_callfn_write,
+	.llseek = noop_llseek,
+};
+
+static ssize_t smob_result_read(struct file *file, char __user *ubuf,
+				size_t len, loff_t *off)
+{
+	ssize_t ret;
+
+	mutex_lock(&smob_cmd_lock);
+	ret = simple_read_from_buffer(ubuf, len, off, smob_result,
+				      smob_result_len);
+	mutex_unlock(&smob_cmd_lock);
+	return ret;
+}
+
+static const struct file_operations smob_result_fops = {
+	.owner = THIS_MODULE,
+	.read = smob_result_read,
+	.llseek = default_llseek,
+};
+
+static int __init smob_init(void)
+{
+	struct kmem_cache_args args = {
+		.ctor = smob_ctor,
+		.isolate = smob_isolate,
+		.migrate = smob_migrate,
+	};
+
+	smob_mov.cache = kmem_cache_create("smo_bench_mov",
+					   sizeof(struct smob_object), &args, 0);
+	if (!smob_mov.cache)
+		return -ENOMEM;
+	/* The same shape without mobility: what today's kernel gives */
+	smob_fix.cache = kmem_cache_create("smo_bench_fix",
+					   sizeof(struct smob_object), 0, 0,
+					   smob_ctor);
+	if (!smob_fix.cache) {
+		kmem_cache_destroy(smob_mov.cache);
+		return -ENOMEM;
+	}
+
+	smob_debugfs = debugfs_create_dir("smo_bench", NULL);
+	debugfs_create_file("callfn", 0200, smob_debugfs, NULL,
+			    &smob_callfn_fops);
+	debugfs_create_file("result", 0400, smob_debugfs, NULL,
+			    &smob_result_fops);
+	return 0;
+}
+module_init(smob_init);
+
+static void __exit smob_exit(void)
+{
+	debugfs_remove_recursive(smob_debugfs);
+	smob_release_all();
+	kmem_cache_destroy(smob_fix.cache);
+	kmem_cache_destroy(smob_mov.cache);
+}
+module_exit(smob_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Slab Movable Objects: in-kernel benchmark helper");
