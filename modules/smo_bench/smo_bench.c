@@ -15,9 +15,9 @@
  *				then keep one in KEEP
  *	shrink mov|fix		kmem_cache_shrink() of one cache, timed
  *	release			free every object of both caches
- *	migcost N KEEP REPS	per repetition: frag N KEEP on the movable
- *				cache, replace every live object by an
- *				allocate + copy + free (timed), then shrink
+ *	migcost N KEEP REPS	per repetition: frag N KEEP, replace every live
+ *				object of the fixed cache by an allocate +
+ *				copy + free (timed), shrink the movable cache
  *				(timed) and count the objects it moved
  *	hotpath REPS ROUNDS BATCH
  *				ROUNDS times allocate BATCH objects and free
@@ -124,6 +124,12 @@ static void smob_out_u64s(const char *key, const u64 *v, unsigned int nr)
 	for (i = 0; i < nr; i++)
 		smob_out(" %llu", v[i]);
 	smob_out("\n");
+}
+
+/* Room for @nr arrays of SMOB_MAX_REPS figures, one after the other */
+static u64 *smob_reps_alloc(unsigned int nr)
+{
+	return kcalloc(nr * SMOB_MAX_REPS, sizeof(u64), GFP_KERNEL);
 }
 
 static u32 smob_checksum(unsigned long slot)
@@ -421,35 +427,41 @@ static unsigned long smob_copy_all(struct smob_pool *pool)
  * smob_cmd_migcost() - Time moving objects by shrink against copying them.
  * @args: N objects, keep one in KEEP, REPS repetitions.
  *
- * Each repetition fragments the movable cache afresh, times the copy
- * baseline over every live object (which leaves the cache as fragmented as
- * before: the copies fill holes of the same sparse slabs), then times
- * kmem_cache_shrink() and counts the objects its migrate callbacks moved.
- * Prints per repetition the objects and ns of both.
+ * Each repetition fragments both caches the same way, then times the copy
+ * baseline over every live object of the fixed cache and
+ * kmem_cache_shrink() of the movable cache, counting the objects its
+ * migrate callback moved.  The baseline runs on the twin cache because it
+ * compacts the cache it runs on (the copies fill the holes of the sparse
+ * slabs one slab after the other), which would leave the shrink nothing
+ * to move.  Prints per repetition the objects and ns of both.
  *
  * Return: 0 or a negative errno.
  */
 static int smob_cmd_migcost(const unsigned long *args)
 {
-	u64 copy_ns[SMOB_MAX_REPS], shrink_ns[SMOB_MAX_REPS];
-	u64 copied[SMOB_MAX_REPS], moved[SMOB_MAX_REPS];
-	struct smob_pool *pools[] = { &smob_mov };
+	struct smob_pool *pools[] = { &smob_mov, &smob_fix };
 	unsigned long r, reps = args[2], before;
-	u64 t0, t1;
-	int err;
+	u64 *copy_ns, *shrink_ns, *copied, *moved, t0, t1;
+	int err = 0;
 
 	if (!args[0] || args[0] > SMOB_MAX_OBJECTS || !args[1] || !reps ||
 	    reps > SMOB_MAX_REPS)
 		return -EINVAL;
+	copy_ns = smob_reps_alloc(4);
+	if (!copy_ns)
+		return -ENOMEM;
+	shrink_ns = copy_ns + SMOB_MAX_REPS;
+	copied = shrink_ns + SMOB_MAX_REPS;
+	moved = copied + SMOB_MAX_REPS;
 
 	for (r = 0; r < reps; r++) {
-		err = smob_frag(pools, 1, args[0], args[1]);
+		err = smob_frag(pools, ARRAY_SIZE(pools), args[0], args[1]);
 		if (err)
-			return err;
+			goto out;
 
 		mutex_lock(&smob_lock);
 		t0 = ktime_get_ns();
-		copied[r] = smob_copy_all(&smob_mov);
+		copied[r] = smob_copy_all(&smob_fix);
 		t1 = ktime_get_ns();
 		copy_ns[r] = t1 - t0;
 		before = smob_mov.moved;
@@ -470,7 +482,9 @@ static int smob_cmd_migcost(const unsigned long *args)
 	smob_out_u64s("copy_ns", copy_ns, reps);
 	smob_out_u64s("moved", moved, reps);
 	smob_out_u64s("shrink_ns", shrink_ns, reps);
-	return 0;
+out:
+	kfree(copy_ns);
+	return err;
 }
 
 /* ROUNDS times: allocate BATCH objects from @cache, then free them */
@@ -758,14 +772,12 @@ static void smob_time_scan(u64 *tmp, unsigned long calls, u64 *defrag_ns,
  */
 static int smob_cmd_scan(const unsigned long *args)
 {
-	u64 base_ns[SMOB_MAX_REPS], extra_ns[SMOB_MAX_REPS];
-	u64 wbase_ns[SMOB_MAX_REPS], wextra_ns[SMOB_MAX_REPS];
+	u64 *base_ns, *extra_ns, *wbase_ns, *wextra_ns, *tmp;
 	unsigned long reps = args[0], calls = args[1], extra = args[2];
 	unsigned long r, i, n_base = 0, n_extra = 0;
 	struct kmem_cache **caches;
 	char name[32];
 	int err = 0;
-	u64 *tmp;
 
 	if (!reps || reps > SMOB_MAX_REPS || !calls || calls > SMOB_MAX_CALLS ||
 	    extra > SMOB_MAX_EXTRA)
@@ -773,10 +785,14 @@ static int smob_cmd_scan(const unsigned long *args)
 	smob_release_all();
 	tmp = kmalloc_array(calls, sizeof(*tmp), GFP_KERNEL);
 	caches = kcalloc(extra ?: 1, sizeof(*caches), GFP_KERNEL);
-	if (!tmp || !caches) {
+	base_ns = smob_reps_alloc(4);
+	if (!tmp || !caches || !base_ns) {
 		err = -ENOMEM;
 		goto out;
 	}
+	extra_ns = base_ns + SMOB_MAX_REPS;
+	wbase_ns = extra_ns + SMOB_MAX_REPS;
+	wextra_ns = wbase_ns + SMOB_MAX_REPS;
 
 	for (r = 0; r < reps && !err; r++) {
 		smob_time_scan(tmp, calls, &base_ns[r], &wbase_ns[r], &n_base);
@@ -808,6 +824,7 @@ static int smob_cmd_scan(const unsigned long *args)
 	smob_out_u64s("walk_ns_0", wbase_ns, reps);
 	smob_out_u64s("walk_ns_extra", wextra_ns, reps);
 out:
+	kfree(base_ns);
 	kfree(caches);
 	kfree(tmp);
 	return err;
