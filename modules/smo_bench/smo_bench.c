@@ -65,10 +65,10 @@
 
 #define SMOB_CMD_MAX		128
 #define SMOB_ARGS_MAX		4
-#define SMOB_RESULT_MAX		8192
+#define SMOB_RESULT_MAX		16384
 #define SMOB_NO_SLOT		(~0UL)
 #define SMOB_MAX_OBJECTS	2000000UL
-#define SMOB_MAX_REPS		64
+#define SMOB_MAX_REPS		256
 #define SMOB_MAX_BATCH		4096
 #define SMOB_MAX_EXTRA		1000
 #define SMOB_MAX_CALLS		1000
@@ -505,11 +505,18 @@ static u64 smob_alloc_free_loop(struct kmem_cache *cache, void **objs,
 	return ktime_get_ns() - t0;
 }
 
-static int smob_check_loop_args(const unsigned long *args)
+/*
+ * Check REPS ROUNDS BATCH, then give both caches the same starting state:
+ * no objects, no slabs.
+ */
+static int smob_loop_prepare(const unsigned long *args)
 {
 	if (!args[0] || args[0] > SMOB_MAX_REPS || !args[1] || !args[2] ||
 	    args[2] > SMOB_MAX_BATCH || args[1] > ULONG_MAX / args[2])
 		return -EINVAL;
+	smob_release_all();
+	kmem_cache_shrink(smob_mov.cache);
+	kmem_cache_shrink(smob_fix.cache);
 	return 0;
 }
 
@@ -525,15 +532,20 @@ static int smob_check_loop_args(const unsigned long *args)
  */
 static int smob_cmd_hotpath(const unsigned long *args)
 {
-	u64 mov_ns[SMOB_MAX_REPS], fix_ns[SMOB_MAX_REPS];
 	unsigned long r, reps = args[0], rounds = args[1], batch = args[2];
+	u64 *mov_ns, *fix_ns;
 	void **objs;
 
-	if (smob_check_loop_args(args))
+	if (smob_loop_prepare(args))
 		return -EINVAL;
 	objs = kmalloc_array(batch, sizeof(*objs), GFP_KERNEL);
-	if (!objs)
+	mov_ns = smob_reps_alloc(2);
+	if (!objs || !mov_ns) {
+		kfree(objs);
+		kfree(mov_ns);
 		return -ENOMEM;
+	}
+	fix_ns = mov_ns + SMOB_MAX_REPS;
 
 	/* Warm up: both caches get their CPU slabs before timing starts */
 	smob_alloc_free_loop(smob_mov.cache, objs, 1, batch);
@@ -559,6 +571,7 @@ static int smob_cmd_hotpath(const unsigned long *args)
 	smob_out("pairs %lu\n", rounds * batch);
 	smob_out_u64s("mov_ns", mov_ns, reps);
 	smob_out_u64s("fix_ns", fix_ns, reps);
+	kfree(mov_ns);
 	return 0;
 }
 
@@ -657,12 +670,12 @@ static int smob_remote_run(struct smob_remote *rm, int cpu_alloc,
 
 static int smob_cmd_remote(const unsigned long *args)
 {
-	u64 mov_ns[SMOB_MAX_REPS], fix_ns[SMOB_MAX_REPS];
 	unsigned long r, reps = args[0];
 	struct smob_remote *rm;
+	u64 *mov_ns, *fix_ns;
 	int cpu_a, cpu_b, err = 0;
 
-	if (smob_check_loop_args(args))
+	if (smob_loop_prepare(args))
 		return -EINVAL;
 	cpu_a = cpumask_first(cpu_online_mask);
 	cpu_b = cpumask_next(cpu_a, cpu_online_mask);
@@ -670,14 +683,18 @@ static int smob_cmd_remote(const unsigned long *args)
 		return -ENODEV;
 
 	rm = kzalloc(sizeof(*rm), GFP_KERNEL);
-	if (!rm)
-		return -ENOMEM;
+	mov_ns = smob_reps_alloc(2);
+	if (!rm || !mov_ns) {
+		err = -ENOMEM;
+		goto out;
+	}
+	fix_ns = mov_ns + SMOB_MAX_REPS;
 	rm->rounds = args[1];
 	rm->batch = args[2];
 	rm->buf[0] = kcalloc(2 * rm->batch, sizeof(void *), GFP_KERNEL);
 	if (!rm->buf[0]) {
-		kfree(rm);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto out;
 	}
 	rm->buf[1] = rm->buf[0] + rm->batch;
 
@@ -694,15 +711,18 @@ static int smob_cmd_remote(const unsigned long *args)
 		rm->cache = second->cache;
 		err = smob_remote_run(rm, cpu_a, cpu_b, second_ns);
 	}
-	kfree(rm->buf[0]);
+	if (!err) {
+		smob_out("pairs %lu\ncpus %d %d\n", args[1] * args[2], cpu_a,
+			 cpu_b);
+		smob_out_u64s("mov_ns", mov_ns, reps);
+		smob_out_u64s("fix_ns", fix_ns, reps);
+	}
+out:
+	if (rm)
+		kfree(rm->buf[0]);
 	kfree(rm);
-	if (err)
-		return err;
-
-	smob_out("pairs %lu\ncpus %d %d\n", args[1] * args[2], cpu_a, cpu_b);
-	smob_out_u64s("mov_ns", mov_ns, reps);
-	smob_out_u64s("fix_ns", fix_ns, reps);
-	return 0;
+	kfree(mov_ns);
+	return err;
 }
 
 static int smob_cmp_u64(const void *a, const void *b)
@@ -764,7 +784,8 @@ static void smob_time_scan(u64 *tmp, unsigned long calls, u64 *defrag_ns,
  *
  * Each repetition times the calls with the caches that exist, creates
  * EXTRA caches that are not movable (SLAB_NO_MERGE, so that each is a list
- * entry of its own), times the calls again and destroys the caches.  The
+ * entry of its own), times the calls again and destroys the caches; odd
+ * repetitions time the two states in the opposite order.  The
  * movable caches are empty, so a call costs the walk and the flushes of
  * CPU slabs.
  *
@@ -795,7 +816,15 @@ static int smob_cmd_scan(const unsigned long *args)
 	wextra_ns = wbase_ns + SMOB_MAX_REPS;
 
 	for (r = 0; r < reps && !err; r++) {
-		smob_time_scan(tmp, calls, &base_ns[r], &wbase_ns[r], &n_base);
+		/*
+		 * Odd repetitions time the state with the extra caches first:
+		 * creating and destroying caches changes the timing of what
+		 * follows a little (emulated TLBs), so that effect should not
+		 * always fall on the same side.
+		 */
+		if (!(r & 1))
+			smob_time_scan(tmp, calls, &base_ns[r], &wbase_ns[r],
+				       &n_base);
 		for (i = 0; i < extra; i++) {
 			snprintf(name, sizeof(name), "smo_bench_x%lu", i);
 			caches[i] = kmem_cache_create(name,
@@ -813,6 +842,9 @@ static int smob_cmd_scan(const unsigned long *args)
 			kmem_cache_destroy(caches[i]);
 			caches[i] = NULL;
 		}
+		if ((r & 1) && !err)
+			smob_time_scan(tmp, calls, &base_ns[r], &wbase_ns[r],
+				       &n_base);
 		cond_resched();
 	}
 	if (err)
