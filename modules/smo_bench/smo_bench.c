@@ -25,7 +25,8 @@
  *				alternating order per repetition
  *	remote REPS ROUNDS BATCH
  *				the same, allocating on the first online CPU
- *				and freeing on the second (two kthreads)
+ *				and freeing on the second (two kthreads that
+ *				take every sample)
  *	scan REPS CALLS EXTRA	median ns of a kmem_defrag_slabs(-1) call (and
  *				of a kmem_cache_walk_names() walk over all
  *				caches) with 0 and with EXTRA more caches that
@@ -65,10 +66,10 @@
 
 #define SMOB_CMD_MAX		128
 #define SMOB_ARGS_MAX		4
-#define SMOB_RESULT_MAX		16384
+#define SMOB_RESULT_MAX		65536
 #define SMOB_NO_SLOT		(~0UL)
 #define SMOB_MAX_OBJECTS	2000000UL
-#define SMOB_MAX_REPS		256
+#define SMOB_MAX_REPS		1024
 #define SMOB_MAX_BATCH		4096
 #define SMOB_MAX_EXTRA		1000
 #define SMOB_MAX_CALLS		1000
@@ -577,29 +578,49 @@ static int smob_cmd_hotpath(const unsigned long *args)
 
 /*
  * Alloc on one CPU, free on another: the allocating kthread fills one of
- * two buffers while the freeing kthread empties the other.
+ * two buffers while the freeing kthread empties the other.  One pair of
+ * threads takes all samples, so that thread creation and first wake-ups
+ * stay out of them; between samples the allocator waits until the freer has
+ * emptied both buffers, so that each sample is timed from its first
+ * allocation to its last free.
  */
 struct smob_remote {
-	struct kmem_cache *cache;
-	unsigned long rounds, batch;
+	struct kmem_cache *cache[2];	/* of the samples 2p and 2p + 1 */
+	unsigned long samples, rounds, batch;
 	void **buf[2];
-	struct completion full[2], empty[2];
+	struct kmem_cache *buf_cache[2];
+	struct completion full[2], empty[2], sample_done;
 	struct completion alloc_done, free_done;
-	u64 end_ns;
+	u64 *start_ns, *end_ns;
 };
+
+/* Pair p times cache[0] then cache[1] when p is even, the reverse if odd */
+static struct kmem_cache *smob_remote_cache(struct smob_remote *rm,
+					    unsigned long sample)
+{
+	return rm->cache[(sample ^ (sample >> 1)) & 1];
+}
 
 static int smob_remote_alloc(void *arg)
 {
 	struct smob_remote *rm = arg;
-	unsigned long r, i;
+	unsigned long s, r, i, n = 0;
 
-	for (r = 0; r < rm->rounds; r++) {
-		void **buf = rm->buf[r & 1];
+	for (s = 0; s < rm->samples; s++) {
+		struct kmem_cache *cache = smob_remote_cache(rm, s);
 
-		wait_for_completion(&rm->empty[r & 1]);
-		for (i = 0; i < rm->batch; i++)
-			buf[i] = kmem_cache_alloc(rm->cache, GFP_KERNEL);
-		complete(&rm->full[r & 1]);
+		if (s)
+			wait_for_completion(&rm->sample_done);
+		rm->start_ns[s] = ktime_get_ns();
+		for (r = 0; r < rm->rounds; r++, n++) {
+			void **buf = rm->buf[n & 1];
+
+			wait_for_completion(&rm->empty[n & 1]);
+			rm->buf_cache[n & 1] = cache;
+			for (i = 0; i < rm->batch; i++)
+				buf[i] = kmem_cache_alloc(cache, GFP_KERNEL);
+			complete(&rm->full[n & 1]);
+		}
 	}
 	/* The module must not go away while a thread still runs its code */
 	kthread_complete_and_exit(&rm->alloc_done, 0);
@@ -608,35 +629,37 @@ static int smob_remote_alloc(void *arg)
 static int smob_remote_free(void *arg)
 {
 	struct smob_remote *rm = arg;
-	unsigned long r, i;
+	unsigned long s, r, i, n = 0;
 
-	for (r = 0; r < rm->rounds; r++) {
-		void **buf = rm->buf[r & 1];
+	for (s = 0; s < rm->samples; s++) {
+		for (r = 0; r < rm->rounds; r++, n++) {
+			void **buf = rm->buf[n & 1];
 
-		wait_for_completion(&rm->full[r & 1]);
-		for (i = 0; i < rm->batch; i++)
-			if (buf[i])
-				kmem_cache_free(rm->cache, buf[i]);
-		complete(&rm->empty[r & 1]);
+			wait_for_completion(&rm->full[n & 1]);
+			for (i = 0; i < rm->batch; i++)
+				if (buf[i])
+					kmem_cache_free(rm->buf_cache[n & 1],
+							buf[i]);
+			complete(&rm->empty[n & 1]);
+		}
+		rm->end_ns[s] = ktime_get_ns();
+		complete(&rm->sample_done);
 	}
-	rm->end_ns = ktime_get_ns();
 	kthread_complete_and_exit(&rm->free_done, 0);
 }
 
 /**
- * smob_remote_run() - One timed run of allocations freed on another CPU.
- * @rm: Parameters; @rm->buf must be allocated.
+ * smob_remote_run() - Timed samples of allocations freed on another CPU.
+ * @rm: Parameters; buffers and time arrays allocated.
  * @cpu_alloc: The CPU that allocates.
  * @cpu_free: The CPU that frees.
- * @ns: The time from starting the threads to the last free.
  *
  * Return: 0 or the error of creating a thread.
  */
 static int smob_remote_run(struct smob_remote *rm, int cpu_alloc,
-			   int cpu_free, u64 *ns)
+			   int cpu_free)
 {
 	struct task_struct *ta, *tf;
-	u64 t0;
 	int i;
 
 	for (i = 0; i < 2; i++) {
@@ -644,6 +667,7 @@ static int smob_remote_run(struct smob_remote *rm, int cpu_alloc,
 		init_completion(&rm->empty[i]);
 		complete(&rm->empty[i]);
 	}
+	init_completion(&rm->sample_done);
 	init_completion(&rm->alloc_done);
 	init_completion(&rm->free_done);
 
@@ -658,19 +682,16 @@ static int smob_remote_run(struct smob_remote *rm, int cpu_alloc,
 	}
 	kthread_bind(ta, cpu_alloc);
 	kthread_bind(tf, cpu_free);
-
-	t0 = ktime_get_ns();
 	wake_up_process(tf);
 	wake_up_process(ta);
 	wait_for_completion(&rm->alloc_done);
 	wait_for_completion(&rm->free_done);
-	*ns = rm->end_ns - t0;
 	return 0;
 }
 
 static int smob_cmd_remote(const unsigned long *args)
 {
-	unsigned long r, reps = args[0];
+	unsigned long s, reps = args[0];
 	struct smob_remote *rm;
 	u64 *mov_ns, *fix_ns;
 	int cpu_a, cpu_b, err = 0;
@@ -683,12 +704,18 @@ static int smob_cmd_remote(const unsigned long *args)
 		return -ENODEV;
 
 	rm = kzalloc(sizeof(*rm), GFP_KERNEL);
-	mov_ns = smob_reps_alloc(2);
+	/* start and end of 2 * reps samples, then the results */
+	mov_ns = smob_reps_alloc(6);
 	if (!rm || !mov_ns) {
 		err = -ENOMEM;
 		goto out;
 	}
 	fix_ns = mov_ns + SMOB_MAX_REPS;
+	rm->start_ns = fix_ns + SMOB_MAX_REPS;
+	rm->end_ns = rm->start_ns + 2 * SMOB_MAX_REPS;
+	rm->cache[0] = smob_mov.cache;
+	rm->cache[1] = smob_fix.cache;
+	rm->samples = 2 * reps;
 	rm->rounds = args[1];
 	rm->batch = args[2];
 	rm->buf[0] = kcalloc(2 * rm->batch, sizeof(void *), GFP_KERNEL);
@@ -698,25 +725,21 @@ static int smob_cmd_remote(const unsigned long *args)
 	}
 	rm->buf[1] = rm->buf[0] + rm->batch;
 
-	for (r = 0; r < reps && !err; r++) {
-		struct smob_pool *first = r & 1 ? &smob_fix : &smob_mov;
-		struct smob_pool *second = r & 1 ? &smob_mov : &smob_fix;
-		u64 *first_ns = r & 1 ? &fix_ns[r] : &mov_ns[r];
-		u64 *second_ns = r & 1 ? &mov_ns[r] : &fix_ns[r];
+	err = smob_remote_run(rm, cpu_a, cpu_b);
+	if (err)
+		goto out;
+	for (s = 0; s < 2 * reps; s++) {
+		u64 ns = rm->end_ns[s] - rm->start_ns[s];
 
-		rm->cache = first->cache;
-		err = smob_remote_run(rm, cpu_a, cpu_b, first_ns);
-		if (err)
-			break;
-		rm->cache = second->cache;
-		err = smob_remote_run(rm, cpu_a, cpu_b, second_ns);
+		/* Sample s belongs to pair s / 2 */
+		if (smob_remote_cache(rm, s) == smob_mov.cache)
+			mov_ns[s / 2] = ns;
+		else
+			fix_ns[s / 2] = ns;
 	}
-	if (!err) {
-		smob_out("pairs %lu\ncpus %d %d\n", args[1] * args[2], cpu_a,
-			 cpu_b);
-		smob_out_u64s("mov_ns", mov_ns, reps);
-		smob_out_u64s("fix_ns", fix_ns, reps);
-	}
+	smob_out("pairs %lu\ncpus %d %d\n", args[1] * args[2], cpu_a, cpu_b);
+	smob_out_u64s("mov_ns", mov_ns, reps);
+	smob_out_u64s("fix_ns", fix_ns, reps);
 out:
 	if (rm)
 		kfree(rm->buf[0]);
