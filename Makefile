@@ -77,6 +77,9 @@ dist: ## versioned source tarball of the modules for DKMS ($(SMO_CACHE)/dist/smo
 dkms-check: kernel ## DKMS builds against the patched tree and skips an unpatched 6.12
 	vm/dkms-check
 
+bench: build ## what SMO buys and costs, as ratios in one boot: table, bench/out/results.json, bench/out/defrag.png
+	bench/run
+
 bench-dentry: build ## dentry slabs freed per evicted dentry: smo_dentry vs the shrinker
 	vm/with-vm bench/dentry
 
@@ -92,4 +95,4 @@ clean-cache: ## remove $(SMO_CACHE) (all built kernels, initramfs, logs)
 clean: ## remove module build output in the checkout
 	-$(MAKE) -C modules KDIR=$$(vm/prepare-tree --print-kdir) clean
 
-.PHONY: checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
+.PHONY: bench checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean

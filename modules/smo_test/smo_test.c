@@ -571,7 +571,8 @@ static struct smo_object *smo_pick(struct smo_pool *pool)
 
 	if (!pool->nr_objects)
 		return NULL;
-	index = get_random_u32_below(min(pool->next_id, (unsigned long)U32_MAX));
+	index = min_t(unsigned long, pool->next_id, U32_MAX);
+	index = get_random_u32_below(index);
 	so = xa_find(&pool->by_id, &index, ULONG_MAX, XA_PRESENT);
 	if (!so) {
 		index = 0;
@@ -706,7 +707,8 @@ static int smo_stress_run(unsigned long secs, unsigned long nr_workers)
 	unsigned long end, lost = 0, moved;
 	struct smo_object *so;
 	struct smo_stress st;
-	int err, i;
+	char line[300];
+	int err, i, n;
 
 	memset(&st, 0, sizeof(st));
 	st.target = nr_workers * SMO_STRESS_OBJECTS;
@@ -758,15 +760,19 @@ static int smo_stress_run(unsigned long secs, unsigned long nr_workers)
 	mutex_unlock(&smo_lock);
 
 	err = lost || atomic_long_read(&st.corrupt) ? -EBADMSG : 0;
-	smo_set_result("stress: %s %d secs=%lu threads=%lu ops=%ld allocs=%ld frees=%ld verified=%ld moved=%lu shrinks=%ld defrags=%ld alloc_failed=%ld live=%lu lost=%lu corrupt=%ld\n",
-		       err ? "fail" : "ok", err, secs, nr_workers,
+	n = scnprintf(line, sizeof(line), "stress: %s %d secs=%lu threads=%lu ",
+		      err ? "fail" : "ok", err, secs, nr_workers);
+	n += scnprintf(line + n, sizeof(line) - n,
+		       "ops=%ld allocs=%ld frees=%ld verified=%ld moved=%lu ",
 		       atomic_long_read(&st.ops), atomic_long_read(&st.allocs),
 		       atomic_long_read(&st.frees),
-		       atomic_long_read(&st.verified), moved,
-		       atomic_long_read(&st.shrinks),
-		       atomic_long_read(&st.defrags),
-		       atomic_long_read(&st.alloc_failed), listed, lost,
-		       atomic_long_read(&st.corrupt));
+		       atomic_long_read(&st.verified), moved);
+	scnprintf(line + n, sizeof(line) - n,
+		  "shrinks=%ld defrags=%ld alloc_failed=%ld live=%lu lost=%lu corrupt=%ld\n",
+		  atomic_long_read(&st.shrinks), atomic_long_read(&st.defrags),
+		  atomic_long_read(&st.alloc_failed), listed, lost,
+		  atomic_long_read(&st.corrupt));
+	smo_set_result("%s", line);
 	return err;
 }
 
