@@ -14,7 +14,7 @@ CALLFN=/sys/kernel/debug/smo/callfn
 SLABS=/sys/kernel/slab
 DEBUGFS_DIRS="/sys/kernel/debug/smo /sys/kernel/debug/smox /sys/kernel/debug/smo_node /sys/kernel/debug/smo_dentry"
 RATIO_CACHES="smo_test smox_test radix_tree_node dentry"
-export VM_TIMEOUT=${VM_TIMEOUT:-600}
+vm_min_timeout 600
 
 setup_file() {
 	vm_start

@@ -14,7 +14,7 @@ SLAB=/sys/kernel/slab/dentry
 STATS=/sys/kernel/debug/smo_dentry/stats
 MNT=/mnt/t
 # the workloads below run minutes under TCG with a shrink loop beside them
-export VM_TIMEOUT=${VM_TIMEOUT:-300}
+vm_min_timeout 300
 
 setup_file() {
 	vm_start

@@ -18,7 +18,7 @@ STATS=/sys/kernel/debug/smo/stats
 FAILSLAB=/sys/kernel/debug/failslab
 STRESS_SECS=${SMO_STRESS_SECS:-30}
 # Loops of module loads and shrinks run minutes under TCG on the debug kernel
-export VM_TIMEOUT=${VM_TIMEOUT:-600}
+vm_min_timeout 600
 
 setup_file() {
 	vm_start

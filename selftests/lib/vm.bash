@@ -21,7 +21,8 @@
 #   vm_restart [KERNEL_ARGS...]  vm_stop + vm_start (e.g. after a panic test).
 #   vm_run CMD... run CMD (words joined by spaces, run by `sh -c` as root in
 #                 the guest); prints stdout+stderr, returns the guest's exit
-#                 status; 124 if it ran past VM_TIMEOUT seconds (default 60;
+#                 status; 124 if it ran past VM_TIMEOUT seconds (default 60,
+#                 times VM_TIMEOUT_SCALE: 1, or 5 on a debug flavor;
 #                 the host gives up at VM_TIMEOUT+5 s even if the guest hangs);
 #                 255 if QEMU is not running.  Use as `run vm_run 'cmd'`.
 #   vm_run_as_tester CMD...  as vm_run, but as the unprivileged user tester
@@ -51,7 +52,9 @@
 # Environment: SMO_CMDLINE (extra kernel args, e.g. slub_debug=FZPU),
 # VM_TIMEOUT, VM_NO_BUILD=1, VM_LOG_DIR (default $SMO_CACHE/logs/<checkout
 # id>, as vm/check),
-# VM_LOG_PATTERNS_EXTRA (extra grep -E alternatives), plus vm/boot's SMO_*.
+# VM_LOG_PATTERNS_EXTRA (extra grep -E alternatives), VM_TIMEOUT_SCALE,
+# plus vm/boot's SMO_*.
+#   vm_min_timeout SECS  raise VM_TIMEOUT to at least SECS.
 
 bats_require_minimum_version 1.5.0 # run -N
 bats_load_library bats-support
@@ -62,6 +65,22 @@ export VM_ROOT
 : "${SMO_CACHE:=$HOME/.cache/smo}"
 export SMO_CACHE
 : "${VM_TIMEOUT:=60}"
+# The debug kernel (KASAN, lockdep, kmemleak, SLUB_DEBUG_ON) runs every
+# command several times slower under TCG: its timeouts stretch by this factor
+if [[ -z "${VM_TIMEOUT_SCALE:-}" ]]; then
+	if [[ "${SMO_FLAVOR:-normal}" == normal ]]; then
+		VM_TIMEOUT_SCALE=1
+	else
+		VM_TIMEOUT_SCALE=5
+	fi
+fi
+
+# vm_min_timeout SECS: raise VM_TIMEOUT to at least SECS (for files whose
+# workloads take minutes)
+vm_min_timeout() {
+	((VM_TIMEOUT >= $1)) || VM_TIMEOUT=$1
+	export VM_TIMEOUT
+}
 : "${VM_LOG_DIR:=$SMO_CACHE/logs/$(printf '%s' "$VM_ROOT" | sha256sum | cut -c1-8)}"
 
 VM_LOG_PATTERNS='BUG:|BUG [^ ]+ \((Not t|T)ainted|WARNING:|Oops|general protection|KASAN|UBSAN|possible circular locking|list_add corruption|list_del corruption|Object corrupt|Redzone|Poison overwritten|kernel BUG at|Kernel panic|INFO: possible recursive locking|inconsistent lock state|rcu_.*detected stalls|refcount_t: '
@@ -186,7 +205,7 @@ vm_run() {
 		echo "vm_run: no VM (call vm_start in setup_file)" >&2
 		return 255
 	fi
-	"$VM_ROOT/vm/run" -d "$dir" -t "${VM_TIMEOUT:-60}" -- "$*" 3>&-
+	"$VM_ROOT/vm/run" -d "$dir" -t "$((${VM_TIMEOUT:-60} * VM_TIMEOUT_SCALE))" -- "$*" 3>&-
 }
 
 vm_run_as_tester() {
