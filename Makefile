@@ -87,6 +87,15 @@ bench-harness: ## print the harness's cold/warm/boot timings (takes ~10 min)
 	vm/install-deps
 	bench/harness-figures
 
+bisect-check: kernel ## every patch applies with git am and builds on its own (warnings fail)
+	vm/bisect-check
+
+debian-config-check: ## the series' objects compile with Debian's amd64 config (O= build)
+	vm/debian-config-check
+
+guide-check: ## run README's module author's guide verbatim in a temporary clone
+	vm/guide-check
+
 clean-cache: ## remove $(SMO_CACHE) (all built kernels, initramfs, logs)
 	@echo "removing $(SMO_CACHE)"
 	@case "$(SMO_CACHE)" in ""|/|"$(HOME)"|"$(HOME)/") echo "refusing to remove '$(SMO_CACHE)'" >&2; exit 1;; esac
@@ -95,4 +104,4 @@ clean-cache: ## remove $(SMO_CACHE) (all built kernels, initramfs, logs)
 clean: ## remove module build output in the checkout
 	-$(MAKE) -C modules KDIR=$$(vm/prepare-tree --print-kdir) clean
 
-.PHONY: bench checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
+.PHONY: bench bisect-check debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
