@@ -52,6 +52,12 @@ ctl() {
 	vm_run "echo '$3' > $CTL/$1/$2"
 }
 
+# Live smo_test objects KFENCE allocated: no slab holds them, so no move
+# moves them (0 unless the kernel has KFENCE)
+kfence_objs() {
+	vm_run "cat /sys/kernel/debug/smo/stats" | awk '$1 == "kfence" { print $2 }'
+}
+
 moved_of() {
 	vm_run "cat $CTL/$1/$2" | awk '{ for (i = 1; i < NF; i++) if ($i == "moved") print $(i + 1) }'
 }
@@ -67,9 +73,10 @@ moved_of() {
 	[ "$status" -eq 0 ]
 	[ "$(on_node smo_test 0)" -eq 0 ]
 	[ "$(on_node smo_test 1)" -gt 0 ]
-	[ "$(moved_of smo_test move)" -eq 5000 ]
+	k=$(kfence_objs)
+	[ "$(moved_of smo_test move)" -eq $((5000 - k)) ]
 	run vm_run "cat $CTL/smo_test/move"
-	[[ "$output" == "move 0 moved 5000 left 0" ]]
+	[[ "$output" == "move 0 moved $((5000 - k)) left 0" ]]
 	run smo verify
 	[ "$status" -eq 0 ]
 
@@ -89,7 +96,8 @@ moved_of() {
 	run ctl smo_test move "N1 N0"
 	[ "$status" -eq 0 ]
 	[ "$(on_node smo_test 1)" -eq 0 ]
-	[ "$(moved_of smo_test move)" -eq 2000 ]
+	moved=$(moved_of smo_test move)
+	[ "$moved" -le 2000 ] && [ "$moved" -ge $((2000 - $(kfence_objs))) ]
 	run smo verify
 	[ "$status" -eq 0 ]
 }
