@@ -9,12 +9,8 @@
 # SMO_STRESS_SECS (default 30) sets the length of the stress run.
 
 load lib/vm
+load lib/smo_test
 
-SLABS=/sys/kernel/slab
-SLAB=$SLABS/smo_test
-CALLFN=/sys/kernel/debug/smo/callfn
-RESULT=/sys/kernel/debug/smo/result
-STATS=/sys/kernel/debug/smo/stats
 FAILSLAB=/sys/kernel/debug/failslab
 STRESS_SECS=${SMO_STRESS_SECS:-30}
 # Loops of module loads and shrinks run minutes under TCG on the debug kernel
@@ -40,27 +36,6 @@ teardown() {
 	vm_run "test -e $FAILSLAB && echo 0 > $FAILSLAB/probability;
 		for m in smo_dentry smo_node smo_xarray smo_test; do rmmod \$m 2>/dev/null; done; true" || true
 	vm_teardown_test
-}
-
-callfn() {
-	vm_run "echo '$*' > $CALLFN"
-}
-
-stat_of() {
-	vm_run "cat $STATS" | awk -v k="$1" '$1 == k { print $2 }'
-}
-
-attr() {
-	local out
-	out=$(vm_run "cat $SLAB/$1") || return 1
-	echo "${out%% *}"
-}
-
-node_field() {
-	local out v
-	out=$(vm_run "cat $SLAB/$1") || return 1
-	v=$(sed -n "s/.*N$2=\([0-9]*\).*/\1/p" <<<"$out")
-	echo "${v:-0}"
 }
 
 # The cache checks its own slabs when it has SLUB debugging on

@@ -10,11 +10,7 @@
 # go to node 0 so that slab counts are exact.
 
 load lib/vm
-
-SLAB=/sys/kernel/slab/smo_test
-CALLFN=/sys/kernel/debug/smo/callfn
-RESULT=/sys/kernel/debug/smo/result
-STATS=/sys/kernel/debug/smo/stats
+load lib/smo_test
 
 setup_file() {
 	vm_start
@@ -35,30 +31,6 @@ setup() {
 teardown() {
 	vm_run "rmmod smo_test" || true
 	vm_teardown_test
-}
-
-# callfn CMD...: write one command; fails with the write's error message
-callfn() {
-	vm_run "echo '$*' > $CALLFN"
-}
-
-# attr NAME: first field of /sys/kernel/slab/smo_test/NAME
-attr() {
-	local out
-	out=$(vm_run "cat $SLAB/$1") || return 1
-	echo "${out%% *}"
-}
-
-# node_field NAME NODE: the N<NODE>= value of a per-node slab attribute (0 if absent)
-node_field() {
-	local out v
-	out=$(vm_run "cat $SLAB/$1") || return 1
-	v=$(sed -n "s/.*N$2=\([0-9]*\).*/\1/p" <<<"$out")
-	echo "${v:-0}"
-}
-
-stat_of() {
-	vm_run "cat $STATS" | awk -v k="$1" '$1 == k { print $2 }'
 }
 
 objs_per_slab() {
