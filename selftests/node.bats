@@ -73,10 +73,13 @@ moved_of() {
 	[ "$status" -eq 0 ]
 	[ "$(on_node smo_test 0)" -eq 0 ]
 	[ "$(on_node smo_test 1)" -gt 0 ]
+	# KFENCE objects stay; a replacement may come from KFENCE too (moved)
 	k=$(kfence_objs)
-	[ "$(moved_of smo_test move)" -eq $((5000 - k)) ]
+	moved=$(moved_of smo_test move)
+	echo "moved $moved, $k objects from KFENCE"
+	[ "$moved" -le 5000 ] && [ "$moved" -ge $((5000 - k)) ]
 	run vm_run "cat $CTL/smo_test/move"
-	[[ "$output" == "move 0 moved $((5000 - k)) left 0" ]]
+	[[ "$output" == "move 0 moved $moved left 0" ]]
 	run smo verify
 	[ "$status" -eq 0 ]
 
