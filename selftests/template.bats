@@ -109,3 +109,7 @@ counter() {
 	done
 	[ "$(counter objects)" -eq 0 ]
 }
+
+@test "kmemleak finds no leak after this file's tests" {
+	vm_kmemleak_test
+}
