@@ -89,6 +89,40 @@ fragment_node0() {
 	validate_if_debug
 }
 
+@test "stress while node moves and balancing take partial and full slabs; nothing lost" {
+	# Frees race with the node move taking a full slab: with slub_debug
+	# that happens under the list_lock (the full list for SLAB_STORE_USER)
+	run vm_run "insmod /lib/modules/smo/smo_node.ko"
+	[ "$status" -eq 0 ]
+	run callfn "alloc 3000"
+	[ "$status" -eq 0 ]
+	secs=$(( STRESS_SECS < 15 ? STRESS_SECS : 15 ))
+	ctl=/sys/kernel/debug/smo_node/smo_test
+	VM_TIMEOUT=$((secs + 300)) run vm_run "
+		(echo 'stress $secs 2' > $CALLFN) & st=\$!
+		moves=0 rc=0
+		while kill -0 \$st 2>/dev/null; do
+			echo N1 > $ctl/move && echo N0 > $ctl/move &&
+				{ echo 1 > $ctl/balance || true; } || { rc=1; break; }
+			moves=\$((moves + 2))
+		done
+		wait \$st || rc=1
+		echo moves=\$moves
+		exit \$rc"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	moves=$(sed -n 's/^moves=//p' <<<"$output")
+	[ "$moves" -gt 0 ]
+	run vm_run "cat $RESULT"
+	echo "$output"
+	[[ "$output" == "stress: ok 0 "* ]]
+	[[ "$output" == *" lost=0 corrupt=0"* ]]
+	echo "# stress with node moves: $moves moves; ${output#stress: ok 0 }" >&3
+	run callfn verify
+	[ "$status" -eq 0 ]
+	validate_if_debug
+}
+
 @test "fault injection: half of migrate()'s allocations fail; nothing lost, a later shrink finishes" {
 	fragment_node0
 	ops=$(attr objs_per_slab)
