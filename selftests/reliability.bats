@@ -47,6 +47,21 @@ validate_if_debug() {
 	fi
 }
 
+# Read the stress command's result; fail unless it is ok with nothing lost
+# or corrupt.  Its key=value pairs are left in STRESS.
+stress_result() {
+	local out kv
+	out=$(vm_run "cat $RESULT") || return 1
+	echo "$out"
+	[[ "$out" == "stress: ok 0 "* && "$out" == *" lost=0 corrupt=0"* ]] ||
+		return 1
+	declare -gA STRESS=()
+	for kv in $out; do
+		[[ "$kv" == *=* ]] && STRESS[${kv%%=*}]=${kv#*=}
+	done
+	true
+}
+
 # 10000 objects on node 0, mobility on, one in 10 kept
 fragment_node0() {
 	run callfn "alloc 10000 0"
@@ -64,17 +79,12 @@ fragment_node0() {
 	[ "$status" -eq 0 ]
 	VM_TIMEOUT=$((STRESS_SECS + 300)) run callfn "stress $STRESS_SECS 2"
 	echo "stress: $output"
-	run vm_run "cat $RESULT"
-	echo "$output"
-	[[ "$output" == "stress: ok 0 "* ]]
-	[[ "$output" == *" lost=0 corrupt=0"* ]]
-	declare -A r
-	for kv in $output; do [[ "$kv" == *=* ]] && r[${kv%%=*}]=${kv#*=}; done
-	[ "${r[ops]}" -gt 1000 ]
-	[ "${r[moved]}" -gt 0 ]
-	[ "${r[shrinks]}" -gt 0 ]
-	[ "${r[defrags]}" -gt 0 ]
-	echo "# stress: ${r[secs]} s, ${r[threads]} workers: ops=${r[ops]} verified=${r[verified]} moved=${r[moved]} shrinks=${r[shrinks]} defrags=${r[defrags]} lost=${r[lost]} corrupt=${r[corrupt]}" >&3
+	stress_result
+	[ "${STRESS[ops]}" -gt 1000 ]
+	[ "${STRESS[moved]}" -gt 0 ]
+	[ "${STRESS[shrinks]}" -gt 0 ]
+	[ "${STRESS[defrags]}" -gt 0 ]
+	echo "# stress: ${STRESS[secs]} s, ${STRESS[threads]} workers: ops=${STRESS[ops]} verified=${STRESS[verified]} moved=${STRESS[moved]} shrinks=${STRESS[shrinks]} defrags=${STRESS[defrags]} lost=${STRESS[lost]} corrupt=${STRESS[corrupt]}" >&3
 	# The survivors are intact and the allocator agrees on their number
 	run callfn verify
 	[ "$status" -eq 0 ]
@@ -84,7 +94,7 @@ fragment_node0() {
 	kfence=$(stat_of kfence)
 	sysfs=$(attr objects)
 	echo "module: $live live ($kfence from KFENCE), sysfs objects: $sysfs"
-	[ "$live" -eq "${r[live]}" ]
+	[ "$live" -eq "${STRESS[live]}" ]
 	[ "$((sysfs + kfence))" -eq "$live" ]
 	validate_if_debug
 }
@@ -95,6 +105,9 @@ fragment_node0() {
 	run vm_run "insmod /lib/modules/smo/smo_node.ko"
 	[ "$status" -eq 0 ]
 	run callfn "alloc 3000"
+	[ "$status" -eq 0 ]
+	# stress enables mobility too, but the first move may come before it
+	run callfn enable
 	[ "$status" -eq 0 ]
 	secs=$(( STRESS_SECS < 15 ? STRESS_SECS : 15 ))
 	ctl=/sys/kernel/debug/smo_node/smo_test
@@ -113,11 +126,9 @@ fragment_node0() {
 	[ "$status" -eq 0 ]
 	moves=$(sed -n 's/^moves=//p' <<<"$output")
 	[ "$moves" -gt 0 ]
-	run vm_run "cat $RESULT"
-	echo "$output"
-	[[ "$output" == "stress: ok 0 "* ]]
-	[[ "$output" == *" lost=0 corrupt=0"* ]]
-	echo "# stress with node moves: $moves moves; ${output#stress: ok 0 }" >&3
+	stress_result
+	[ "${STRESS[moved]}" -gt 0 ]
+	echo "# stress with node moves: $moves moves, ops=${STRESS[ops]} verified=${STRESS[verified]} moved=${STRESS[moved]} lost=${STRESS[lost]} corrupt=${STRESS[corrupt]}" >&3
 	run callfn verify
 	[ "$status" -eq 0 ]
 	validate_if_debug
