@@ -140,10 +140,14 @@ moved_of() {
 	[ "$(on_node smox_test 0)" -eq 0 ]
 	run smox verify
 	[ "$status" -eq 0 ]
-	run ctl radix_tree_node balance 1
-	[ "$status" -eq 0 ]
-	run ctl smox_test balance 1
-	[ "$status" -eq 0 ]
+	for c in radix_tree_node smox_test; do
+		run ctl $c balance 1
+		[ "$status" -eq 0 ] || {
+			echo "balance $c: $output"
+			vm_run "cat $CTL/$c/balance $SLABS/$c/slabs"
+			false
+		}
+	done
 	a=$(on_node smox_test 0)
 	b=$(on_node smox_test 1)
 	echo "smox_test slabs per node: N0=$a N1=$b"
