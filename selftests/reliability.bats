@@ -110,13 +110,12 @@ fragment_node0() {
 	run callfn enable
 	[ "$status" -eq 0 ]
 	secs=$(( STRESS_SECS < 15 ? STRESS_SECS : 15 ))
-	ctl=/sys/kernel/debug/smo_node/smo_test
 	VM_TIMEOUT=$((secs + 300)) run vm_run "
 		(echo 'stress $secs 2' > $CALLFN) & st=\$!
 		moves=0 rc=0
 		while kill -0 \$st 2>/dev/null; do
-			echo N1 > $ctl/move && echo N0 > $ctl/move &&
-				{ echo 1 > $ctl/balance || true; } || { rc=1; break; }
+			echo N1 > $NODE_CTL/move && echo N0 > $NODE_CTL/move &&
+				{ echo 1 > $NODE_CTL/balance || true; } || { rc=1; break; }
 			moves=\$((moves + 2))
 		done
 		wait \$st || rc=1

@@ -14,6 +14,8 @@ SLAB=$SLABS/smo_test
 CALLFN=/sys/kernel/debug/smo/callfn
 RESULT=/sys/kernel/debug/smo/result
 STATS=/sys/kernel/debug/smo/stats
+# smo_node's control files for smo_test (move, balance)
+NODE_CTL=/sys/kernel/debug/smo_node/smo_test
 
 callfn() {
 	vm_run "echo '$*' > $CALLFN"
