@@ -16,7 +16,9 @@
  *      the cache is movable from its first object.
  *
  * /sys/kernel/debug/smo_template/control (root only) takes one command per
- * write and, when read, prints the counters:
+ * write and, when read, prints the counters ("kfence" counts the live
+ * objects KFENCE allocated: no slab holds them, so SLUB never moves them and
+ * /sys/kernel/slab/smo_template/objects does not count them):
  *	alloc N [NODE]	allocate N objects (on NODE)
  *	keep-every K	free all objects but every K-th one (punch holes)
  *	free-all	free every object
@@ -35,6 +37,7 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/kfence.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -308,13 +311,18 @@ static ssize_t tmpl_control_write(struct file *file, const char __user *ubuf,
 static ssize_t tmpl_control_read(struct file *file, char __user *ubuf,
 				 size_t len, loff_t *off)
 {
-	char buf[160];
+	struct tmpl_object *obj;
+	unsigned long kfence = 0;
+	char buf[192];
 	int n;
 
 	mutex_lock(&tmpl_lock);
+	list_for_each_entry(obj, &tmpl_objects, list)
+		kfence += is_kfence_address(obj);
 	n = scnprintf(buf, sizeof(buf),
-		      "objects %lu\nmoved %lu\nmigrate_failed %lu\nisolate_skipped %lu\n",
-		      tmpl_nr, tmpl_moved, tmpl_migrate_failed, tmpl_skipped);
+		      "objects %lu\nmoved %lu\nmigrate_failed %lu\nisolate_skipped %lu\nkfence %lu\n",
+		      tmpl_nr, tmpl_moved, tmpl_migrate_failed, tmpl_skipped,
+		      kfence);
 	mutex_unlock(&tmpl_lock);
 	return simple_read_from_buffer(ubuf, len, off, buf, n);
 }
