@@ -58,6 +58,7 @@
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/numa.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -773,6 +774,16 @@ static void smob_time_scan(u64 *tmp, unsigned long calls, u64 *defrag_ns,
 {
 	unsigned long i;
 	u64 t0;
+
+	/*
+	 * Creating or destroying caches leaves work behind (RCU callbacks,
+	 * sysfs releases, pages back to the allocator) that would otherwise
+	 * run on the other vCPU during the first timed calls and slow them:
+	 * finish it, then warm up with untimed calls.
+	 */
+	rcu_barrier();
+	for (i = 0; i < calls; i++)
+		kmem_defrag_slabs(NUMA_NO_NODE);
 
 	for (i = 0; i < calls; i++) {
 		t0 = ktime_get_ns();
