@@ -77,7 +77,7 @@ dist: ## versioned source tarball of the modules for DKMS ($(SMO_CACHE)/dist/smo
 dkms-check: kernel ## DKMS builds against the patched tree and skips an unpatched 6.12
 	vm/dkms-check
 
-bench: build ## what SMO buys and costs, as ratios in one boot: table, bench/out/results.json, bench/out/defrag.png
+bench: build ## what SMO buys and costs, as ratios in one boot: table, bench/out/results.json, bench/out/bench.png
 	bench/run
 
 bench-dentry: build ## dentry slabs freed per evicted dentry: smo_dentry vs the shrinker
