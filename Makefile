@@ -25,7 +25,7 @@ help: ## this list
 	@echo "smo - Slab Movable Objects for Linux"
 	@echo
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
-		awk -F':.*## ' '{ printf "  make %-14s %s\n", $$1, $$2 }'
+		awk -F':.*## ' '{ printf "  make %-20s %s\n", $$1, $$2 }'
 	@echo
 	@echo "Variables: SMO_CACHE=$(SMO_CACHE)  SMO_CMDLINE (extra guest kernel args)"
 	@echo "           FLAVOR=normal|debug (kernel flavor, e.g. make check FLAVOR=debug)"
@@ -80,6 +80,10 @@ dkms-check: kernel ## DKMS builds against the patched tree and skips an unpatche
 bench: build ## what SMO buys and costs, as ratios in one boot: table, bench/out/results.json, bench/out/bench.png
 	bench/run
 
+bench-seed-cmpxchg: ## hotpath rows on a kernel whose movable caches lose the double-word cmpxchg, as in the 2019 RFC (builds that flavor)
+	$(MAKE) --no-print-directory build FLAVOR=seed-cmpxchg SMO_FLAVOR=seed-cmpxchg
+	SMO_FLAVOR=seed-cmpxchg bench/run --only hotpath --out bench/out/seed-cmpxchg
+
 bench-dentry: build ## dentry slabs freed per evicted dentry: smo_dentry vs the shrinker
 	vm/with-vm bench/dentry
 
@@ -104,4 +108,4 @@ clean-cache: ## remove $(SMO_CACHE) (all built kernels, initramfs, logs)
 clean: ## remove module build output in the checkout
 	-$(MAKE) -C modules KDIR=$$(vm/prepare-tree --print-kdir) clean
 
-.PHONY: bench bisect-check debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
+.PHONY: bench bench-seed-cmpxchg bisect-check debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean

@@ -21,7 +21,9 @@ SMO_LINUX_DIRNAME="linux-source-6.12"
 SMO_KEY_VERSION="1"
 
 # Kernel flavor: "normal" (vm/config/*.config) or the name of an extra
-# fragment vm/config/flavor/NAME.config merged on top (make check FLAVOR=debug).
+# fragment vm/config/flavor/NAME.config merged on top (make check FLAVOR=debug),
+# plus, if it exists, a patch vm/config/flavor/NAME.patch applied after the
+# series (a measurement variant, never part of kernel-patch/).
 SMO_FLAVOR="${SMO_FLAVOR:-normal}"
 
 export SMO_ROOT SMO_CACHE SMO_FLAVOR
@@ -37,6 +39,14 @@ smo_flavor_fragment() {
 	local f="$SMO_ROOT/vm/config/flavor/$SMO_FLAVOR.config"
 	[[ -f "$f" ]] || die "unknown flavor '$SMO_FLAVOR': no $f"
 	printf '%s\n' "$f"
+}
+# The extra patch of SMO_FLAVOR, if it has one (nothing otherwise).
+smo_flavor_patch() {
+	local f
+	f="$(smo_flavor_fragment)"
+	[[ -n "$f" && -f "${f%.config}.patch" ]] || return 0
+	printf '%s
+' "${f%.config}.patch"
 }
 # Fail at once on an unknown flavor (not later inside a command substitution)
 smo_flavor_fragment >/dev/null
@@ -72,7 +82,7 @@ smo_linux_version() {
 
 # Key of the kernel build: source package version, every patch of the series
 # (name and content, in order), every vm/config/*.config fragment and, for a
-# flavor other than "normal", its vm/config/flavor/ fragment.
+# flavor other than "normal", its vm/config/flavor/ fragment and patch.
 # SMO_KERNEL_KEY, if set, pins it (make check computes it once so that a patch
 # edited mid-run cannot make later steps look for another tree).
 smo_kernel_key() {
@@ -100,6 +110,10 @@ smo_kernel_key_computed() {
 		f="$(smo_flavor_fragment)"
 		if [[ -n "$f" ]]; then
 			printf 'flavor %s %s\n' "$SMO_FLAVOR" "$(sha256sum <"$f" | cut -d' ' -f1)"
+		fi
+		f="$(smo_flavor_patch)"
+		if [[ -n "$f" ]]; then
+			printf 'flavor-patch %s\n' "$(sha256sum <"$f" | cut -d' ' -f1)"
 		fi
 	} | sha256sum | cut -c1-12
 }
