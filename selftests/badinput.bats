@@ -12,13 +12,13 @@ load lib/vm
 
 CALLFN=/sys/kernel/debug/smo/callfn
 SLABS=/sys/kernel/slab
-DEBUGFS_DIRS="/sys/kernel/debug/smo /sys/kernel/debug/smox /sys/kernel/debug/smo_node /sys/kernel/debug/smo_dentry"
+DEBUGFS_DIRS="/sys/kernel/debug/smo /sys/kernel/debug/smox /sys/kernel/debug/smo_node /sys/kernel/debug/smo_dentry /sys/kernel/debug/smo_bench"
 RATIO_CACHES="smo_test smox_test radix_tree_node dentry"
 vm_min_timeout 600
 
 setup_file() {
 	vm_start
-	vm_run "for m in smo_test smo_xarray smo_node smo_dentry; do
+	vm_run "for m in smo_test smo_xarray smo_node smo_dentry smo_bench; do
 			insmod /lib/modules/smo/\$m.ko || exit 1
 		done
 		echo 'alloc 100' > $CALLFN && echo enable > $CALLFN &&
@@ -95,6 +95,7 @@ writable_files() {
 	grep -q smo_node/rescan <<<"$files"
 	grep -q smo_node/smo_test/move <<<"$files"
 	grep -q smo_node/smo_test/balance <<<"$files"
+	grep -q smo_bench/callfn <<<"$files"
 	before=$(vm_run "cat /sys/kernel/debug/smo/stats $SLABS/smo_test/objects; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
 	# One write(2) of the whole input per file (dd bs > input size)
 	run vm_run "tried=0 bad=0
