@@ -24,16 +24,11 @@ teardown_file() {
 }
 
 setup() {
-	run vm_insmod "$MOD"
-	[ "$status" -eq 0 ] || {
-		echo "insmod $MOD failed: $output"
-		return 1
-	}
+	vm_setup_module "$MOD"
 }
 
 teardown() {
-	vm_rmmod "$MOD" || true
-	vm_teardown_test
+	vm_teardown_module "$MOD"
 }
 
 # bench CMD: one smo_bench command, then its result

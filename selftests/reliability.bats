@@ -25,11 +25,7 @@ teardown_file() {
 }
 
 setup() {
-	run vm_run "insmod /lib/modules/smo/smo_test.ko"
-	[ "$status" -eq 0 ] || {
-		echo "insmod smo_test failed: $output"
-		return 1
-	}
+	vm_setup_module smo_test
 }
 
 teardown() {

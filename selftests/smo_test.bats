@@ -21,16 +21,11 @@ teardown_file() {
 }
 
 setup() {
-	run vm_run "insmod /lib/modules/smo/smo_test.ko"
-	[ "$status" -eq 0 ] || {
-		echo "insmod smo_test failed: $output"
-		return 1
-	}
+	vm_setup_module smo_test
 }
 
 teardown() {
-	vm_run "rmmod smo_test" || true
-	vm_teardown_test
+	vm_teardown_module smo_test
 }
 
 objs_per_slab() {

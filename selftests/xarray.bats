@@ -21,16 +21,11 @@ teardown_file() {
 }
 
 setup() {
-	run vm_run "insmod /lib/modules/smo/smo_xarray.ko"
-	[ "$status" -eq 0 ] || {
-		echo "insmod smo_xarray failed: $output"
-		return 1
-	}
+	vm_setup_module smo_xarray
 }
 
 teardown() {
-	vm_run "rmmod smo_xarray" || true
-	vm_teardown_test
+	vm_teardown_module smo_xarray
 }
 
 callfn() {

@@ -29,6 +29,10 @@
 #                 (uid 1000).
 #   vm_insmod NAME [ARGS...]  insmod /lib/modules/smo/NAME.ko ARGS...
 #   vm_rmmod NAME             rmmod NAME
+#   vm_setup_module NAME      for setup(): vm_insmod NAME; on failure print
+#                 insmod's output and fail the test.
+#   vm_teardown_module NAME   for teardown(): rmmod NAME if it is loaded,
+#                 then vm_teardown_test.
 #   vm_check_log  scan the guest kernel log (ttyS0, captured on the host)
 #                 since the previous check for splats (BUG:, WARNING:, Oops,
 #                 KASAN, UBSAN, lockdep, list corruption, SLUB debug reports,
@@ -220,6 +224,19 @@ vm_insmod() {
 }
 
 vm_rmmod() { vm_run "rmmod ${1:?vm_rmmod NAME}"; }
+
+vm_setup_module() {
+	local out
+	out="$(vm_insmod "${1:?vm_setup_module NAME}")" || {
+		echo "insmod $1 failed: $out"
+		return 1
+	}
+}
+
+vm_teardown_module() {
+	vm_rmmod "${1:?vm_teardown_module NAME}" || true
+	vm_teardown_test
+}
 
 # Put a marker into the kernel log and wait until it shows up on the console
 # log: everything printed before it is then in the file.  Prints the byte
