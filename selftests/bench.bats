@@ -41,11 +41,6 @@ kv() {
 	awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' <<<"$2"
 }
 
-# node_of N LINE: the N<N>= value of a per-node sysfs line (0 if absent)
-node_of() {
-	sed -n "s/.*N$1=\([0-9]*\).*/\1/p" <<<"$2" | grep . || echo 0
-}
-
 # count LIST: the number of words in LIST
 count() {
 	wc -w <<<"$1"
@@ -82,7 +77,7 @@ all_positive() {
 	for nd in $(grep -o '^mov_live_N[0-9]*' <<<"$frag" | sed 's/mov_live_N//'); do
 		on_node=$(kv "mov_live_N$nd" "$frag")
 		opt=$(((on_node + ops - 1) / ops))
-		have=$(node_of "$nd" "$mov_after")
+		have=$(vm_node_value "$nd" "$mov_after")
 		echo "node $nd: $on_node live, $have slabs, optimum $opt"
 		[ "$have" -le "$((opt + 1))" ]
 		nodes=$((nodes + 1))

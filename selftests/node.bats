@@ -41,10 +41,9 @@ smox() { vm_run "echo '$*' > $SMOX"; }
 
 # on_node CACHE NODE: slabs of CACHE on NODE
 on_node() {
-	local out v
+	local out
 	out=$(vm_run "cat $SLABS/$1/slabs") || return 1
-	v=$(sed -n "s/.*N$2=\([0-9]*\).*/\1/p" <<<"$out")
-	echo "${v:-0}"
+	vm_node_value "$2" "$out"
 }
 
 # ctl CACHE FILE INPUT: write INPUT to the control file

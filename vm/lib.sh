@@ -45,8 +45,7 @@ smo_flavor_patch() {
 	local f
 	f="$(smo_flavor_fragment)"
 	[[ -n "$f" && -f "${f%.config}.patch" ]] || return 0
-	printf '%s
-' "${f%.config}.patch"
+	printf '%s\n' "${f%.config}.patch"
 }
 # Fail at once on an unknown flavor (not later inside a command substitution)
 smo_flavor_fragment >/dev/null

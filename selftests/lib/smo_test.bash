@@ -32,8 +32,7 @@ attr() {
 }
 
 node_field() {
-	local out v
+	local out
 	out=$(vm_run "cat $SLAB/$1") || return 1
-	v=$(sed -n "s/.*N$2=\([0-9]*\).*/\1/p" <<<"$out")
-	echo "${v:-0}"
+	vm_node_value "$2" "$out"
 }

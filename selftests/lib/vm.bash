@@ -29,6 +29,8 @@
 #                 (uid 1000).
 #   vm_insmod NAME [ARGS...]  insmod /lib/modules/smo/NAME.ko ARGS...
 #   vm_rmmod NAME             rmmod NAME
+#   vm_node_value N LINE      the N<N>= value of a per-node sysfs line such
+#                 as /sys/kernel/slab/<cache>/slabs (0 if node N is absent).
 #   vm_setup_module NAME      for setup(): vm_insmod NAME; on failure print
 #                 insmod's output and fail the test.
 #   vm_teardown_module NAME   for teardown(): rmmod NAME if it is loaded,
@@ -224,6 +226,12 @@ vm_insmod() {
 }
 
 vm_rmmod() { vm_run "rmmod ${1:?vm_rmmod NAME}"; }
+
+vm_node_value() {
+	local v
+	v=$(sed -n "s/.*N$1=\([0-9]*\).*/\1/p" <<<"$2")
+	echo "${v:-0}"
+}
 
 vm_setup_module() {
 	local out
