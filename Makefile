@@ -28,7 +28,7 @@ help: ## this list
 		awk -F':.*## ' '{ printf "  make %-20s %s\n", $$1, $$2 }'
 	@echo
 	@echo "Variables: SMO_CACHE=$(SMO_CACHE)  SMO_CMDLINE (extra guest kernel args)"
-	@echo "           FLAVOR=normal|debug (kernel flavor, e.g. make check FLAVOR=debug)"
+	@echo "           FLAVOR=normal|debug|mainline (kernel flavor, e.g. make check FLAVOR=debug)"
 	@echo "           FILE=selftests/x.bats (check-one)  VM_TIMEOUT (per guest command, s)"
 
 deps: ## install missing Debian packages (apt-get; needs root)
@@ -84,6 +84,11 @@ bench-seed-cmpxchg: ## hotpath rows on a kernel whose movable caches lose the do
 	$(MAKE) --no-print-directory build FLAVOR=seed-cmpxchg SMO_FLAVOR=seed-cmpxchg
 	SMO_FLAVOR=seed-cmpxchg bench/run --only hotpath --out bench/out/seed-cmpxchg
 
+bench-system: ## smo vs mainline 6.12 on a fragmenting file workload: huge pages, slab use (builds both kernels; ~40 min)
+	$(MAKE) --no-print-directory build FLAVOR=mainline SMO_FLAVOR=mainline
+	$(MAKE) --no-print-directory build
+	bench/system
+
 bench-dentry: build ## dentry slabs freed per evicted dentry: smo_dentry vs the shrinker
 	vm/with-vm bench/dentry
 
@@ -108,4 +113,4 @@ clean-cache: ## remove $(SMO_CACHE) (all built kernels, initramfs, logs)
 clean: ## remove module build output in the checkout
 	-$(MAKE) -C modules KDIR=$$(vm/prepare-tree --print-kdir) clean
 
-.PHONY: bench bench-seed-cmpxchg bisect-check debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
+.PHONY: bench bench-system bench-seed-cmpxchg bisect-check debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean

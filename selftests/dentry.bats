@@ -112,7 +112,7 @@ snapshot() {
 }
 
 @test "concurrent lookups, creates and unlinks during repeated shrinks lose nothing" {
-	run vm_run "insmod /lib/modules/smo/smo_dentry.ko"
+	run -0 vm_run "insmod /lib/modules/smo/smo_dentry.ko"
 	run vm_run "cd $MNT && rm -rf w && mkdir w &&
 		(for r in 1 2 3 4 5 6 7 8; do
 			awk -v r=\$r 'BEGIN { for (i = 0; i < 400; i++) print \"w/\" r \"_\" i }' | xargs touch
@@ -129,7 +129,7 @@ snapshot() {
 }
 
 @test "umount race: mount, populate, umount in a loop while shrinks run" {
-	run vm_run "insmod /lib/modules/smo/smo_dentry.ko"
+	run -0 vm_run "insmod /lib/modules/smo/smo_dentry.ko"
 	run vm_run "(while [ ! -e /tmp/stop ]; do echo 1 > $SLAB/shrink; done; echo stopped > /tmp/stopped) > /dev/null 2>&1 &
 		fail=0
 		for r in \$(seq 15); do
@@ -147,7 +147,7 @@ snapshot() {
 }
 
 @test "load and unload with the cache populated; unload leaves it not movable" {
-	run fragment
+	run -0 fragment
 	for i in 1 2 3 4 5; do
 		run vm_run "insmod /lib/modules/smo/smo_dentry.ko && echo 1 > $SLAB/shrink && rmmod smo_dentry"
 		[ "$status" -eq 0 ] || { echo "round $i: $output"; false; }

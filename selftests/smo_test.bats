@@ -167,7 +167,7 @@ make_two_densities() {
 	[ "$(attr slabs)" -eq 10 ]
 	[ "$(stat_of moved)" -eq 0 ]
 	# the same slabs are compacted by a shrink
-	run callfn shrink
+	run -0 callfn shrink
 	[ "$(attr slabs)" -lt 10 ]
 }
 
@@ -205,7 +205,7 @@ make_two_densities() {
 	[[ "${lines[2]}" == "migrate : smo_migrate"* ]]
 	run vm_run "slabinfo -M"
 	[[ "$output" != *smo_test* ]]
-	run callfn "alloc 1"
+	run -0 callfn "alloc 1"
 	run vm_run "slabinfo -M"
 	[[ "$output" == *smo_test* ]]
 	run vm_run "slabinfo -M | grep '^smo_test '"
@@ -226,8 +226,8 @@ make_two_densities() {
 	run vm_run "slabinfo smo_test -r"
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"Defragmentation"* ]]
-	run callfn enable
-	run vm_run "echo 45 > $SLAB/defrag_used_ratio"
+	run -0 callfn enable
+	run -0 vm_run "echo 45 > $SLAB/defrag_used_ratio"
 	run vm_run "slabinfo smo_test -r"
 	[[ "$output" == *"** Defragmentation at 45%"* ]]
 	[[ "$output" == *"migrate : smo_migrate"* ]]

@@ -107,8 +107,8 @@ fragment() {
 	run callfn "reader start"
 	[ "$status" -eq 0 ]
 	for i in 1 2 3 4 5; do
-		run callfn "populate 2000"
-		run callfn "punch 3"
+		run -0 callfn "populate 2000"
+		run -0 callfn "punch 3"
 		run vm_run "echo 1 > $SLABS/smox_test/shrink; echo 1 > $SLABS/radix_tree_node/shrink"
 		[ "$status" -eq 0 ]
 	done

@@ -28,6 +28,10 @@ SMO_FLAVOR="${SMO_FLAVOR:-normal}"
 
 export SMO_ROOT SMO_CACHE SMO_FLAVOR
 
+# What marks a kernel splat in a guest's log (grep -E): the one list for the
+# selftests (selftests/lib/vm.bash) and the benchmarks.
+SMO_SPLAT_PATTERNS='BUG:|BUG [^ ]+ \((Not t|T)ainted|WARNING:|Oops|general protection|KASAN|UBSAN|possible circular locking|list_add corruption|list_del corruption|Object corrupt|Redzone|Poison overwritten|kernel BUG at|Kernel panic|INFO: possible recursive locking|inconsistent lock state|rcu_.*detected stalls|refcount_t: '
+
 msg()  { printf '%s: %s\n' "${SMO_PROG:-${0##*/}}" "$*" >&2; }
 die()  { msg "error: $*"; exit 1; }
 
@@ -74,6 +78,22 @@ smo_series() {
 	done <"$series"
 }
 
+# True for a flavor built from the pristine tree (its fragment carries the
+# line "# smo-flavor: pristine", e.g. vm/config/flavor/mainline.config): no
+# patch of the series, and no module of ours built for it or shipped in its
+# initramfs.
+smo_flavor_pristine() {
+	local f
+	f="$(smo_flavor_fragment)"
+	[[ -n "$f" ]] && grep -qx '# smo-flavor: pristine' "$f"
+}
+
+# The patches the current flavor's tree gets: the series, or none for a
+# pristine flavor.
+smo_flavor_series() {
+	smo_flavor_pristine || smo_series
+}
+
 smo_linux_version() {
 	dpkg-query -W -f='${Version}' "$SMO_LINUX_PKG" 2>/dev/null ||
 		die "$SMO_LINUX_PKG is not installed (run vm/install-deps)"
@@ -101,7 +121,7 @@ smo_kernel_key_computed() {
 			f="$SMO_ROOT/kernel-patch/$p"
 			[[ -f "$f" ]] || die "kernel-patch/series lists $p, which does not exist"
 			printf 'patch %s %s\n' "$p" "$(sha256sum <"$f" | cut -d' ' -f1)"
-		done < <(smo_series)
+		done < <(smo_flavor_series)
 		for f in "$SMO_ROOT"/vm/config/*.config; do
 			[[ -f "$f" ]] || continue
 			printf 'config %s %s\n' "${f##*/}" "$(sha256sum <"$f" | cut -d' ' -f1)"

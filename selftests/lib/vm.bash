@@ -89,7 +89,9 @@ vm_min_timeout() {
 }
 : "${VM_LOG_DIR:=$SMO_CACHE/logs/$(printf '%s' "$VM_ROOT" | sha256sum | cut -c1-8)}"
 
-VM_LOG_PATTERNS='BUG:|BUG [^ ]+ \((Not t|T)ainted|WARNING:|Oops|general protection|KASAN|UBSAN|possible circular locking|list_add corruption|list_del corruption|Object corrupt|Redzone|Poison overwritten|kernel BUG at|Kernel panic|INFO: possible recursive locking|inconsistent lock state|rcu_.*detected stalls|refcount_t: '
+# the splat patterns are vm/lib.sh's (one list for tests and benchmarks)
+VM_LOG_PATTERNS="$(SMO_FLAVOR=normal bash -c '. "$1/vm/lib.sh" && printf %s "$SMO_SPLAT_PATTERNS"' _ "$VM_ROOT")"
+[[ -n "$VM_LOG_PATTERNS" ]] || { echo "vm.bash: no splat patterns from vm/lib.sh" >&2; exit 1; }
 
 # The run dir survives between setup_file and the tests through this file
 # (exported variables do too; the file is for helpers run in subshells).
