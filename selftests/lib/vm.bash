@@ -160,8 +160,14 @@ vm_start() {
 VM_KMEMLEAK=/sys/kernel/debug/kmemleak
 
 vm_kmemleak_check() {
-	local out
-	vm_run "test -e $VM_KMEMLEAK" >/dev/null 2>&1 || return 2
+	local out have
+	# 2 (skip) only when the kernel has no kmemleak; a dead or hung guest
+	# is a failure, not a skip
+	have="$(vm_run "test -e $VM_KMEMLEAK && echo yes || echo no" 2>&1)" || {
+		echo "vm_kmemleak_check: the guest did not answer: $have"
+		return 1
+	}
+	[[ "$have" == yes ]] || return 2
 	# kmemleak reports only objects older than 5 s, and an object only once
 	# a scan has found no reference to it
 	out="$(VM_TIMEOUT=300 vm_run "sleep 6 && echo scan > $VM_KMEMLEAK &&
@@ -192,13 +198,30 @@ _vm_save_console() {
 	cp "$dir/console.log" "$VM_LOG_DIR/$name.console.log" 2>/dev/null || true
 }
 
+# Stop the guest; fail (1) if its kernel log shows a splat after the last
+# check: what teardown_file did (rmmod of the file's modules) and the
+# shutdown are checked too, not only the tests.
 vm_stop() {
-	local dir
+	local dir rc=0 start hits
 	dir="$(_vm_rundir)"
 	[[ -n "$dir" ]] || return 0
+	if vm_alive; then
+		vm_check_log >&2 || rc=1
+	fi
 	"$VM_ROOT/vm/stop" -d "$dir" 3>&- || true
+	if [[ -f "$dir/console.log" ]]; then
+		start="$(cat "$dir/log.offset" 2>/dev/null || echo 0)"
+		hits="$(tail -c +"$((start + 1))" "$dir/console.log" | tr -d '\r' |
+			grep -a -E -n -- "$VM_LOG_PATTERNS" || true)"
+		if [[ -n "$hits" ]]; then
+			echo "vm_stop: kernel log splat at shutdown (console: $dir/console.log):" >&2
+			sed 's/^/  | /' <<<"$hits" >&2
+			rc=1
+		fi
+		stat -c %s "$dir/console.log" >"$dir/log.offset" 2>/dev/null || true
+	fi
 	_vm_save_console
-	return 0
+	return "$rc"
 }
 
 vm_restart() {
