@@ -21,7 +21,9 @@
  *	migcost N KEEP REPS	per repetition: frag N KEEP, replace every live
  *				object of the fixed cache by an allocate +
  *				copy + free (timed), shrink the movable cache
- *				(timed) and count the objects it moved
+ *				(timed), count the objects it moved and
+ *				verify every live object of the movable cache
+ *				(-EIO if one is lost or changed)
  *	hotpath REPS ROUNDS BATCH
  *				ROUNDS times allocate BATCH objects and free
  *				them, on one CPU, movable and fixed cache in
@@ -420,31 +422,43 @@ static bool smob_object_intact(const struct smob_object *so,
  * Every move copies an object and redirects its slot, so a lost or
  * corrupted move shows as a slot whose object is not the one that was
  * allocated there, or as a live count that the slots do not add up to.
+ * Counts the objects of @pool found in their slots in *@found and the
+ * changed ones among them in *@bad; caller holds smob_lock.
+ * Return: 0, or -EIO if an object is changed or missing.
  */
+static int smob_verify_pool(struct smob_pool *pool, unsigned long *found,
+			    unsigned long *bad)
+{
+	unsigned long i;
+
+	*found = 0;
+	*bad = 0;
+	for (i = 0; i < pool->nr_slots; i++) {
+		if (!pool->slots[i])
+			continue;
+		(*found)++;
+		if (!smob_object_intact(pool->slots[i], i))
+			(*bad)++;
+	}
+	return *bad || *found != pool->live ? -EIO : 0;
+}
+
 static int smob_cmd_verify(const unsigned long *args)
 {
 	struct smob_pool *pools[] = { &smob_mov, &smob_fix };
-	unsigned long i, found, bad;
-	int p, err = 0;
+	unsigned long found, bad;
+	int p, err = 0, ret;
 
 	mutex_lock(&smob_lock);
 	for (p = 0; p < ARRAY_SIZE(pools); p++) {
 		struct smob_pool *pool = pools[p];
 
-		found = 0;
-		bad = 0;
-		for (i = 0; i < pool->nr_slots; i++) {
-			if (!pool->slots[i])
-				continue;
-			found++;
-			if (!smob_object_intact(pool->slots[i], i))
-				bad++;
-		}
+		ret = smob_verify_pool(pool, &found, &bad);
 		smob_out("%s_verified %lu\n%s_corrupt %lu\n%s_lost %ld\n",
 			 pool->name, found, pool->name, bad, pool->name,
 			 (long)(pool->live - found));
-		if (bad || found != pool->live)
-			err = -EIO;
+		if (ret)
+			err = ret;
 	}
 	mutex_unlock(&smob_lock);
 	return err;
@@ -484,7 +498,9 @@ static unsigned long smob_copy_all(struct smob_pool *pool)
  * migrate callback moved.  The baseline runs on the twin cache because it
  * compacts the cache it runs on (the copies fill the holes of the sparse
  * slabs one slab after the other), which would leave the shrink nothing
- * to move.  Prints per repetition the objects and ns of both.
+ * to move.  Prints per repetition the objects and ns of both, and the
+ * objects of the movable cache found intact after the shrink ("verified":
+ * every one of them, or the command fails with -EIO).
  *
  * Return: 0 or a negative errno.
  */
@@ -492,18 +508,20 @@ static int smob_cmd_migcost(const unsigned long *args)
 {
 	struct smob_pool *pools[] = { &smob_mov, &smob_fix };
 	unsigned long r, reps = args[2], before;
-	u64 *copy_ns, *shrink_ns, *copied, *moved, t0, t1;
+	u64 *copy_ns, *shrink_ns, *copied, *moved, *verified, t0, t1;
+	unsigned long found, bad;
 	int err = 0;
 
 	if (!args[0] || args[0] > SMOB_MAX_OBJECTS || !args[1] || !reps ||
 	    reps > SMOB_MAX_REPS)
 		return -EINVAL;
-	copy_ns = smob_reps_alloc(4);
+	copy_ns = smob_reps_alloc(5);
 	if (!copy_ns)
 		return -ENOMEM;
 	shrink_ns = copy_ns + SMOB_MAX_REPS;
 	copied = shrink_ns + SMOB_MAX_REPS;
 	moved = copied + SMOB_MAX_REPS;
+	verified = moved + SMOB_MAX_REPS;
 
 	for (r = 0; r < reps; r++) {
 		err = smob_frag(pools, ARRAY_SIZE(pools), args[0], args[1]);
@@ -525,7 +543,15 @@ static int smob_cmd_migcost(const unsigned long *args)
 
 		mutex_lock(&smob_lock);
 		moved[r] = smob_mov.moved - before;
+		/* the moved objects are checked here, before they are freed */
+		err = smob_verify_pool(&smob_mov, &found, &bad);
+		verified[r] = found - bad;
 		mutex_unlock(&smob_lock);
+		if (err) {
+			smob_out("migcost: repetition %lu: %lu of %lu objects found, %lu changed\n",
+				 r, found, smob_mov.live, bad);
+			goto out;
+		}
 	}
 	smob_release_all();
 
@@ -533,6 +559,7 @@ static int smob_cmd_migcost(const unsigned long *args)
 	smob_out_u64s("copy_ns", copy_ns, reps);
 	smob_out_u64s("moved", moved, reps);
 	smob_out_u64s("shrink_ns", shrink_ns, reps);
+	smob_out_u64s("verified", verified, reps);
 out:
 	kfree(copy_ns);
 	return err;
