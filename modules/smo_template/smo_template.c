@@ -215,14 +215,24 @@ static void tmpl_migrate(struct kmem_cache *s, void **objs, int nr, int node,
 	mutex_unlock(&tmpl_lock);
 }
 
-/* Caller holds tmpl_lock */
+/*
+ * Caller holds tmpl_lock.  Objects are added at the tail and a move puts
+ * the copy in the original's place, so the ids on the list only grow: an
+ * id out of order is an object that a move lost or duplicated.
+ */
 static int tmpl_verify(void)
 {
-	unsigned long count = 0;
+	unsigned long count = 0, prev = 0;
 	struct tmpl_object *obj;
 	int i;
 
 	list_for_each_entry(obj, &tmpl_objects, list) {
+		if (obj->id <= prev || obj->id >= tmpl_next_id) {
+			pr_err("object %lu after %lu: lost or duplicated\n",
+			       obj->id, prev);
+			return -EBADMSG;
+		}
+		prev = obj->id;
 		for (i = 0; i < sizeof(obj->payload); i++) {
 			if (obj->payload[i] != tmpl_byte(obj->id, i)) {
 				pr_err("object %lu: payload corrupted\n", obj->id);
