@@ -55,7 +55,12 @@ stress_result() {
 	for kv in $out; do
 		[[ "$kv" == *=* ]] && STRESS[${kv%%=*}]=${kv#*=}
 	done
-	true
+	# the workers really allocated: a run where (almost) every allocation
+	# failed moves and loses nothing and proves nothing
+	((STRESS[allocs] > 0 && STRESS[alloc_failed] * 10 <= STRESS[allocs])) || {
+		echo "stress: ${STRESS[alloc_failed]} failed allocations for ${STRESS[allocs]} made"
+		return 1
+	}
 }
 
 # 10000 objects on node 0, mobility on, one in 10 kept
@@ -75,6 +80,7 @@ fragment_node0() {
 	[ "$status" -eq 0 ]
 	VM_TIMEOUT=$((STRESS_SECS + 300)) run callfn "stress $STRESS_SECS 2"
 	echo "stress: $output"
+	[ "$status" -eq 0 ]
 	stress_result
 	[ "${STRESS[ops]}" -gt 1000 ]
 	[ "${STRESS[moved]}" -gt 0 ]

@@ -18,6 +18,7 @@
  *	stress SECS [THREADS]	THREADS (2..8, default 2) kthreads allocate,
  *				free and verify objects while another one
  *				loops shrink and kmem_defrag_slabs(-1)
+ *				(-EINTR if a signal cuts the run short)
  *	failmig PERCENT		fail this share of the allocations inside
  *				migrate() (fault injection; 0 turns it off)
  *	noctor			try to make a cache without constructor
@@ -707,6 +708,7 @@ static int smo_stress_run(unsigned long secs, unsigned long nr_workers)
 	unsigned long end, lost = 0, moved;
 	struct smo_object *so;
 	struct smo_stress st;
+	bool interrupted;
 	char line[300];
 	int err, i, n;
 
@@ -733,10 +735,15 @@ static int smo_stress_run(unsigned long secs, unsigned long nr_workers)
 		}
 	}
 
-	/* A signal (Ctrl-C on the writer) ends the run early */
+	/*
+	 * A signal (Ctrl-C on the writer, the harness's timeout) ends the run
+	 * early, and the run then fails with -EINTR: a cut-short run is no
+	 * evidence that nothing is lost under SECS seconds of stress.
+	 */
 	end = jiffies + secs * HZ;
 	while (time_before(jiffies, end) && !signal_pending(current))
 		msleep_interruptible(100);
+	interrupted = signal_pending(current);
 	smo_stop_threads(tasks, nr_workers + 1);
 
 	/* Every object must still be there, intact, once in each index */
@@ -760,6 +767,8 @@ static int smo_stress_run(unsigned long secs, unsigned long nr_workers)
 	mutex_unlock(&smo_lock);
 
 	err = lost || atomic_long_read(&st.corrupt) ? -EBADMSG : 0;
+	if (!err && interrupted)
+		err = -EINTR;
 	n = scnprintf(line, sizeof(line), "stress: %s %d secs=%lu threads=%lu ",
 		      err ? "fail" : "ok", err, secs, nr_workers);
 	n += scnprintf(line + n, sizeof(line) - n,
