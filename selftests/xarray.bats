@@ -122,8 +122,19 @@ fragment() {
 }
 
 @test "IDR users are untouched by shrinking radix_tree_node" {
+	mov0=$(field radix_tree_node objects)
+	fix0=$(field radix_tree_node_fixed objects)
 	run callfn "idr_populate 20000"
 	[ "$status" -eq 0 ]
+	# the IDR's nodes come from the fixed cache (20000 ids take about
+	# 20000 / 64 leaves; other users free nodes of it meanwhile, so half
+	# of that is asked), none from the movable one: otherwise the test
+	# below would shrink a cache the IDR is not in
+	mov1=$(field radix_tree_node objects)
+	fix1=$(field radix_tree_node_fixed objects)
+	echo "radix_tree_node $mov0 -> $mov1, radix_tree_node_fixed $fix0 -> $fix1"
+	[ "$mov1" -eq "$mov0" ]
+	[ "$((fix1 - fix0))" -ge $((20000 / 64 / 2)) ]
 	run callfn "idr_punch 10"
 	[ "$status" -eq 0 ]
 	fragment 200
