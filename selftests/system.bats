@@ -24,8 +24,10 @@ rec() {
 }
 
 @test "system: the quick workload runs on smo and smo-explicit and reports" {
-	run -0 timeout $((VM_TIMEOUT * VM_TIMEOUT_SCALE)) \
+	run timeout $((VM_TIMEOUT * VM_TIMEOUT_SCALE)) \
 		"$VM_ROOT/bench/system" --quick --rows smo,smo-explicit --out "$OUT"
+	echo "$output"
+	[ "$status" -eq 0 ]
 	assert_output --partial "smo system benchmark: 500 files on ext4 + 125 on tmpfs"
 	assert_output --partial "hugetlb 2M got/asked"
 	[ -s "$OUT/smo.txt" ]
