@@ -84,7 +84,7 @@ bench-seed-cmpxchg: ## hotpath rows on a kernel whose movable caches lose the do
 	$(MAKE) --no-print-directory build FLAVOR=seed-cmpxchg SMO_FLAVOR=seed-cmpxchg
 	SMO_FLAVOR=seed-cmpxchg bench/run --only hotpath --out bench/out/seed-cmpxchg
 
-bench-system: ## smo vs mainline 6.12 on a fragmenting file workload: huge pages, slab use (builds both kernels; ~40 min)
+bench-system: ## smo vs mainline 6.12 on a fragmenting file workload: huge pages, slab use (builds both kernels; ~10 min warm, ~20 cold)
 	$(MAKE) --no-print-directory build FLAVOR=mainline SMO_FLAVOR=mainline
 	$(MAKE) --no-print-directory build
 	bench/system
