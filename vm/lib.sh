@@ -56,7 +56,8 @@ smo_flavor_fragment >/dev/null
 
 # Print "--help" text: the leading comment block of the calling script.
 smo_usage() {
-	awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"
+	awk 'NR == 1 || /SPDX-License-Identifier/ { next }
+		/^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"
 }
 
 # Handle --help / -h in a script's first argument.
