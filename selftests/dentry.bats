@@ -31,8 +31,8 @@ teardown_file() {
 }
 
 teardown() {
-	vm_run "rmmod smo_dentry 2>/dev/null; killall tail 2>/dev/null; true"
-	vm_teardown_test
+	vm_run "killall tail 2>/dev/null; true"
+	vm_teardown_module smo_dentry
 }
 
 field() {

@@ -7,6 +7,7 @@
 # also without slub_debug, where SLUB keeps no list of them.
 
 load lib/vm
+load lib/census
 
 SLABS=/sys/kernel/slab
 CTL=/sys/kernel/debug/smo_node
@@ -32,8 +33,7 @@ setup() {
 }
 
 teardown() {
-	vm_run "rmmod smo_node; rmmod smo_xarray; rmmod smo_test" || true
-	vm_teardown_test
+	census_teardown smo_node smo_xarray smo_test
 }
 
 smo() { vm_run "echo '$*' > $SMO"; }

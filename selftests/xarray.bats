@@ -7,6 +7,7 @@
 # IDR's nodes come from radix_tree_node_fixed and must never move.
 
 load lib/vm
+load lib/census
 
 CALLFN=/sys/kernel/debug/smox/callfn
 STATS=/sys/kernel/debug/smox/stats
@@ -25,7 +26,7 @@ setup() {
 }
 
 teardown() {
-	vm_teardown_module smo_xarray
+	census_teardown smo_xarray
 }
 
 callfn() {

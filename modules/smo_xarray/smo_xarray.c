@@ -17,7 +17,9 @@
  *	idr_punch KEEP		keep one in KEEP of the IDs
  *	idr_verify		every ID maps to its value
  *	barrier			wait for every pending RCU free (rcu_barrier)
- *   /sys/kernel/debug/smox/stats   (read, root) counters
+ *   /sys/kernel/debug/smox/stats   (read, root) counters, and a census of
+ *	the array: its nodes, and how many nodes and objects KFENCE holds (no
+ *	slab counts those), for comparison with SLUB's own counts
  *
  * A failed command fails the write: -EINVAL for malformed input,
  * -EBADMSG when verification finds a lost or corrupted entry.
@@ -34,6 +36,7 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/idr.h>
+#include <linux/kfence.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -456,20 +459,58 @@ static const struct file_operations smox_callfn_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * Count the nodes of smox_xa, and the nodes and objects of it that KFENCE
+ * allocated.  A walk in index order enters each node once and visits its
+ * whole subtree before it leaves, so a node is new when it differs from the
+ * last node seen at its height; its ancestors are then new or already seen.
+ */
+static void smox_census(unsigned long *nodes, unsigned long *nodes_kfence,
+			unsigned long *objs_kfence)
+{
+	struct xa_node *last[BITS_PER_LONG / XA_CHUNK_SHIFT + 1] = {};
+	XA_STATE(xas, &smox_xa, 0);
+	struct xa_node *node;
+	void *entry;
+
+	*nodes = 0;
+	*nodes_kfence = 0;
+	*objs_kfence = 0;
+	xas_lock(&xas);
+	xas_for_each(&xas, entry, ULONG_MAX) {
+		*objs_kfence += is_kfence_address(entry);
+		for (node = xas.xa_node; !xas_top(node);
+		     node = xa_parent_locked(&smox_xa, node)) {
+			unsigned int height = node->shift / XA_CHUNK_SHIFT;
+
+			if (last[height] == node)
+				break;
+			last[height] = node;
+			(*nodes)++;
+			*nodes_kfence += is_kfence_address(node);
+		}
+	}
+	xas_unlock(&xas);
+}
+
 static ssize_t smox_stats_read(struct file *file, char __user *ubuf,
 			       size_t len, loff_t *off)
 {
-	char buf[320];
+	unsigned long nodes, nodes_kfence, objs_kfence;
+	char buf[400];
 	int n;
 
 	mutex_lock(&smox_lock);
+	smox_census(&nodes, &nodes_kfence, &objs_kfence);
 	n = scnprintf(buf, sizeof(buf),
 		      "objects %lu\nmoved %lu\nmigrate_failed %lu\nskipped %lu\n"
-		      "idr_ids %lu\nreader_passes %ld\nreader_errors %ld\n",
+		      "idr_ids %lu\nreader_passes %ld\nreader_errors %ld\n"
+		      "nodes %lu\nnodes_kfence %lu\nkfence %lu\n",
 		      smox_nr_objects, smox_moved, smox_migrate_failed,
 		      smox_skipped, smox_idr_nr,
 		      atomic_long_read(&smox_reader_passes),
-		      atomic_long_read(&smox_reader_errors));
+		      atomic_long_read(&smox_reader_errors),
+		      nodes, nodes_kfence, objs_kfence);
 	mutex_unlock(&smox_lock);
 	return simple_read_from_buffer(ubuf, len, off, buf, n);
 }

@@ -33,8 +33,16 @@
 #                 as /sys/kernel/slab/<cache>/slabs (0 if node N is absent).
 #   vm_setup_module NAME      for setup(): vm_insmod NAME; on failure print
 #                 insmod's output and fail the test.
-#   vm_teardown_module NAME   for teardown(): rmmod NAME if it is loaded,
-#                 then vm_teardown_test.
+#   vm_teardown_module NAME...  for teardown(): vm_slub_validate, rmmod
+#                 each NAME that is loaded (in order; a failing rmmod fails
+#                 the test), then vm_teardown_test.
+#   vm_slub_validate [CACHE...]  have SLUB check the slabs and list counters
+#                 of CACHE (default: every cache with a migrate callback,
+#                 radix_tree_node among them, and radix_tree_node_fixed) where the cache has SLUB
+#                 debugging on (slub_debug=FZPU pass, debug flavor);
+#                 elsewhere a no-op.  Prints what it validated; fails if a
+#                 write fails.  Drift shows as "slabs counted but counter="
+#                 in the log, which vm_check_log fails on.
 #   vm_check_log  scan the guest kernel log (ttyS0, captured on the host)
 #                 since the previous check for splats (BUG:, WARNING:, Oops,
 #                 KASAN, UBSAN, lockdep, list corruption, SLUB debug reports,
@@ -255,8 +263,31 @@ vm_setup_module() {
 }
 
 vm_teardown_module() {
-	vm_rmmod "${1:?vm_teardown_module NAME}" || true
+	local rc=0 name out
+	: "${1:?vm_teardown_module NAME...}"
+	vm_slub_validate || rc=1
+	for name in "$@"; do
+		# a module the test already removed is fine; one that will not go is not
+		vm_run "grep -q '^$name ' /proc/modules" >/dev/null 2>&1 || continue
+		out="$(vm_rmmod "$name" 2>&1)" || { echo "rmmod $name: $out"; rc=1; }
+	done
 	vm_teardown_test
+	((rc == 0)) || fail "module teardown failed after: ${BATS_TEST_DESCRIPTION:-test}"
+}
+
+# Validation only runs where the cache has sanity checks: without them 6.12's
+# validate_store() refuses with EINVAL and SLUB keeps no full list to count.
+vm_slub_validate() {
+	local caches="$*"
+	[[ -n "$caches" ]] || caches='$(grep -l "^migrate :" /sys/kernel/slab/*/ops 2>/dev/null | sed "s|/sys/kernel/slab/||; s|/ops||") radix_tree_node_fixed'
+	vm_alive || return 0
+	vm_run "for c in $caches; do
+		d=/sys/kernel/slab/\$c
+		[ -d \$d ] && [ ! -L \$d ] || continue
+		[ \"\$(cat \$d/sanity_checks)\" = 1 ] || continue
+		echo 1 > \$d/validate || { echo \"validate \$c failed\"; exit 1; }
+		echo \"validated \$c\"
+	done"
 }
 
 # Put a marker into the kernel log and wait until it shows up on the console

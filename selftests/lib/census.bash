@@ -1,0 +1,89 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# selftests/lib/census.bash - after a moving test, count the objects a
+# module holds against SLUB's own count (load after lib/vm).
+#
+# A module's verify reads through its own pointers, and freed slab memory
+# keeps its contents on a kernel without poisoning, so an object lost or
+# left behind by a move can still verify.  SLUB's `objects` attribute counts
+# what the slabs hold; KFENCE objects are in no slab, so each module counts
+# those it holds itself.
+#
+#   census_flush CACHE   hand every CPU slab and per-CPU partial slab of
+#                 CACHE back to its node lists without moving anything (a
+#                 write of cpu_partial runs flush_all() in 6.12): `objects`
+#                 is exact only then.  A sysfs shrink would flush as well,
+#                 but on a movable cache it moves objects, which is a second
+#                 test and, for RCU-freed objects, leaves frees pending.
+#   census_smo_test      smo_test's objects == SLUB objects + KFENCE
+#   census_smo_xarray    smo_xarray's objects (smox_test) and the nodes of
+#                 its movable array (radix_tree_node holds no other node)
+#                 == SLUB objects + KFENCE, after an rcu_barrier()
+#   census_teardown MODULE...  for teardown(): the census of each loaded
+#                 module that has one, then vm_teardown_module MODULE...
+#
+# Each census prints what it compared and returns 1 on a mismatch; one of a
+# module that is not loaded succeeds.
+
+census_loaded() {
+	vm_run "grep -q '^$1 ' /proc/modules" >/dev/null 2>&1
+}
+
+census_flush() {
+	vm_run "d=/sys/kernel/slab/$1 && cat \$d/cpu_partial > \$d/cpu_partial"
+}
+
+# census_field TEXT KEY: the value after KEY in "key value" lines
+census_field() {
+	awk -v k="$2" '$1 == k { print $2 }' <<<"$1"
+}
+
+# census_slub CACHE: SLUB's object count of CACHE after a flush
+census_slub() {
+	local out
+	census_flush "$1" >/dev/null || { echo "census: flush of $1 failed" >&2; return 1; }
+	out=$(vm_run "cat /sys/kernel/slab/$1/objects") || return 1
+	echo "${out%% *}"
+}
+
+census_smo_test() {
+	local stats live kfence slub
+	census_loaded smo_test || return 0
+	slub=$(census_slub smo_test) || return 1
+	stats=$(vm_run "cat /sys/kernel/debug/smo/stats") || return 1
+	live=$(census_field "$stats" objects)
+	kfence=$(census_field "$stats" kfence)
+	echo "census smo_test: module $live, SLUB $slub + KFENCE $kfence"
+	[[ -n "$live" && -n "$kfence" && -n "$slub" ]] || return 1
+	((slub + kfence == live))
+}
+
+census_smo_xarray() {
+	local stats objects kfence nodes nodes_kfence slub_objs slub_nodes
+	census_loaded smo_xarray || return 0
+	# moved and erased nodes and objects are freed after a grace period
+	vm_run "echo barrier > /sys/kernel/debug/smox/callfn" >/dev/null || return 1
+	slub_objs=$(census_slub smox_test) || return 1
+	slub_nodes=$(census_slub radix_tree_node) || return 1
+	stats=$(vm_run "cat /sys/kernel/debug/smox/stats") || return 1
+	objects=$(census_field "$stats" objects)
+	kfence=$(census_field "$stats" kfence)
+	nodes=$(census_field "$stats" nodes)
+	nodes_kfence=$(census_field "$stats" nodes_kfence)
+	echo "census smo_xarray: objects: module $objects, SLUB $slub_objs + KFENCE $kfence;" \
+		"nodes: module $nodes, SLUB $slub_nodes + KFENCE $nodes_kfence"
+	[[ -n "$objects" && -n "$kfence" && -n "$nodes" && -n "$nodes_kfence" ]] || return 1
+	((slub_objs + kfence == objects && slub_nodes + nodes_kfence == nodes))
+}
+
+census_teardown() {
+	local rc=0 m
+	for m in "$@"; do
+		case "$m" in
+		smo_test) census_smo_test || rc=1 ;;
+		smo_xarray) census_smo_xarray || rc=1 ;;
+		esac
+	done
+	vm_teardown_module "$@"
+	((rc == 0)) || fail "object census failed after: ${BATS_TEST_DESCRIPTION:-test}"
+}
