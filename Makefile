@@ -71,10 +71,10 @@ demo: ## install what is missing, build, boot a guest and run the demo (bench/de
 checkpatch: kernel ## scripts/checkpatch.pl --strict on every patch and module source (named exceptions only)
 	vm/checkpatch
 
-dist: ## versioned source tarball of the modules for DKMS ($(SMO_CACHE)/dist/smo-VERSION.tar.gz)
+dist: ## the two DKMS source tarballs, smo and smo-tests ($(SMO_CACHE)/dist/*-VERSION.tar.gz)
 	vm/dist
 
-dkms-check: kernel ## DKMS builds against the patched tree and skips an unpatched 6.12
+dkms-check: kernel ## DKMS builds, skips an unpatched 6.12, installs; a guest modprobes the installed modules and runs the template tests
 	vm/dkms-check
 
 bench: build ## what SMO buys and costs, as ratios in one boot: table, bench/out/results.json, bench/out/bench.png

@@ -13,7 +13,7 @@ load lib/vm
 CALLFN=/sys/kernel/debug/smo/callfn
 SLABS=/sys/kernel/slab
 DEBUGFS_DIRS="/sys/kernel/debug/smo /sys/kernel/debug/smox /sys/kernel/debug/smo_node /sys/kernel/debug/smo_dentry /sys/kernel/debug/smo_bench"
-RATIO_CACHES="smo_test smox_test radix_tree_node dentry"
+RATIO_CACHES="smo_test smox_test radix_tree_node_movable dentry"
 vm_min_timeout 600
 
 setup_file() {
@@ -63,7 +63,7 @@ make_hostile() {
 
 # smo_node has a directory per cache; these stand for all of them (the
 # movable caches and one that is not)
-NODE_CACHES="smo_test|smox_test|radix_tree_node|dentry|kmalloc-64"
+NODE_CACHES="smo_test|smox_test|radix_tree_node_movable|dentry|kmalloc-64"
 
 # Every file the project adds under debugfs (one path per line)
 debugfs_files() {

@@ -86,6 +86,21 @@ SMO_EOF" >"$BATS_TEST_TMPDIR/got"
 	run -0 vm_check_log
 }
 
+@test "the kernel log scan catches a task hung in D state" {
+	local hung=/proc/sys/kernel/hung_task_timeout_secs
+	run -0 vm_run "test -e $hung" # the config has DETECT_HUNG_TASK
+	run -0 vm_check_log
+	run -0 vm_insmod "$HARNESS_MODULE"
+	# 1 s instead of 300 s; the detector looks every timeout seconds
+	run -0 vm_run "echo 1 > $hung && echo 'hang 4' > /sys/kernel/debug/smo/callfn"
+	run -0 vm_run "echo 300 > $hung"
+	run -1 vm_check_log
+	assert_output --partial "blocked for more than 1 seconds"
+	run -0 vm_rmmod "$HARNESS_MODULE"
+	vm_log_reset
+	run -0 vm_check_log
+}
+
 @test "a command past its timeout fails fast and the agent still answers" {
 	local start=$SECONDS
 	VM_TIMEOUT_SCALE=1 VM_TIMEOUT=3 run -124 vm_run 'sleep 30'

@@ -3,7 +3,7 @@
 #
 # Moving objects between the guest's two NUMA nodes and balancing slabs
 # across them, through the smo_node control module, on smo_test and on the
-# XArray caches (smox_test, radix_tree_node).  Full slabs must move too,
+# XArray caches (smox_test, radix_tree_node_movable).  Full slabs must move too,
 # also without slub_debug, where SLUB keeps no list of them.
 
 load lib/vm
@@ -136,14 +136,14 @@ moved_of() {
 	[ "$(on_node smox_test 0)" -gt 0 ]
 	run ctl smox_test move N1
 	[ "$status" -eq 0 ]
-	run ctl radix_tree_node move N1
+	run ctl radix_tree_node_movable move N1
 	[ "$status" -eq 0 ]
 	# moved objects and nodes are freed after RCU; a shrink then frees the slabs
-	vm_run "echo barrier > $SMOX; echo 1 > $SLABS/smox_test/shrink; echo 1 > $SLABS/radix_tree_node/shrink"
+	vm_run "echo barrier > $SMOX; echo 1 > $SLABS/smox_test/shrink; echo 1 > $SLABS/radix_tree_node_movable/shrink"
 	[ "$(on_node smox_test 0)" -eq 0 ]
 	run smox verify
 	[ "$status" -eq 0 ]
-	for c in radix_tree_node smox_test; do
+	for c in radix_tree_node_movable smox_test; do
 		run ctl $c balance 1
 		[ "$status" -eq 0 ] || {
 			echo "balance $c: $output"

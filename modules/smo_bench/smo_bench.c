@@ -1109,6 +1109,8 @@ module_init(smob_init);
 static void __exit smob_exit(void)
 {
 	debugfs_remove_recursive(smob_debugfs);
+	/* No pass may call the callbacks once the module text is gone */
+	kmem_cache_setup_mobility(smob_mov.cache, NULL, NULL);
 	smob_release_all();
 	kmem_cache_destroy(smob_fix.cache);
 	kmem_cache_destroy(smob_mov.cache);
@@ -1117,3 +1119,5 @@ module_exit(smob_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Slab Movable Objects: in-kernel benchmark helper");
+/* Taints the kernel with TAINT_TEST: for test kernels, not for users */
+MODULE_INFO(test, "Y");

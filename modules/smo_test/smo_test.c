@@ -23,7 +23,14 @@
  *				migrate() (fault injection; 0 turns it off)
  *	noctor			try to make a cache without constructor
  *				movable (smo_test_noctor; must fail EINVAL)
+ *	noctor_create SIZE	create a cache of SIZE bytes with migrate()
+ *				but no constructor, mergeable: succeeds if
+ *				kmem_cache_create() refuses it, -EBADMSG if
+ *				it hands back a cache (an alias, for a size
+ *				a cache already has, would never call back)
  *	warn			fire a WARN() (tests the harness's log scan)
+ *	hang SECS		sleep SECS (1..60) in D state (tests the
+ *				harness's hung-task detection)
  *   /sys/kernel/debug/smo/result  (read, root) outcome of the last command
  *   /sys/kernel/debug/smo/stats   (read, root) object and migration counters;
  *				"kfence" counts the live objects KFENCE
@@ -834,6 +841,41 @@ static int smo_cmd_noctor(int argc, const char **argv)
 	return err;
 }
 
+static int smo_cmd_noctor_create(int argc, const char **argv)
+{
+	struct kmem_cache_args args = {
+		.isolate = smo_isolate,
+		.migrate = smo_migrate,
+	};
+	struct kmem_cache *s;
+	unsigned long size;
+	int err;
+
+	err = smo_parse_ulong(argv[0], &size);
+	if (err || !size || size > PAGE_SIZE)
+		return -EINVAL;
+	s = kmem_cache_create("smo_test_noctor_create", size, &args, 0);
+	if (!s) {
+		smo_set_result("noctor_create: ok 0 refused\n");
+		return 0;
+	}
+	kmem_cache_destroy(s);
+	smo_set_result("noctor_create: error %d created\n", -EBADMSG);
+	return -EBADMSG;
+}
+
+static int smo_cmd_hang(int argc, const char **argv)
+{
+	unsigned long secs;
+
+	if (smo_parse_ulong(argv[0], &secs) || !secs || secs > 60)
+		return -EINVAL;
+	/* msleep() sleeps TASK_UNINTERRUPTIBLE: what the detector looks for */
+	msleep(secs * MSEC_PER_SEC);
+	smo_set_result("hang: ok 0\n");
+	return 0;
+}
+
 static int smo_cmd_warn(int argc, const char **argv)
 {
 	WARN(1, "smo_test: WARN requested through callfn\n");
@@ -1000,7 +1042,9 @@ static const struct smo_command smo_commands[] = {
 	{ "stress", 1, 2, smo_cmd_stress },
 	{ "failmig", 1, 1, smo_cmd_failmig },
 	{ "noctor", 0, 0, smo_cmd_noctor },
+	{ "noctor_create", 1, 1, smo_cmd_noctor_create },
 	{ "warn",   0, 0, smo_cmd_warn },
+	{ "hang",   1, 1, smo_cmd_hang },
 };
 
 static int smo_run_command(char *line)
@@ -1116,9 +1160,22 @@ static int __init smo_init(void)
 }
 module_init(smo_init);
 
+/*
+ * The guide's last step turns mobility off before the module goes, and so
+ * does this module by default.  destroy_movable=1 leaves it on, so that
+ * kmem_cache_destroy() itself must wait for passes still running on the
+ * cache (reliability.bats).
+ */
+static bool smo_destroy_movable;
+module_param_named(destroy_movable, smo_destroy_movable, bool, 0400);
+MODULE_PARM_DESC(destroy_movable,
+		 "destroy the cache at unload with mobility still on");
+
 static void __exit smo_exit(void)
 {
 	debugfs_remove_recursive(smo_debugfs);
+	if (!smo_destroy_movable)
+		kmem_cache_setup_mobility(smo_main.cache, NULL, NULL);
 	smo_free_all(&smo_main);
 	kmem_cache_destroy(smo_main.cache);
 	kmem_cache_destroy(smo_noctor);

@@ -4,7 +4,7 @@
  *
  * The module keeps objects of its cache "smox_test" in an XArray created
  * with XA_FLAGS_MOVABLE, so that both the objects and the array's nodes
- * (in radix_tree_node) can be moved by slab defragmentation, and an IDR
+ * (in radix_tree_node_movable) can be moved by slab defragmentation, and an IDR
  * whose nodes (radix tree API, external lock) must never be moved.
  *
  *   /sys/kernel/debug/smox/callfn  (write, root) one command per write:

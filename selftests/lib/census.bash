@@ -17,7 +17,7 @@
 #                 test and, for RCU-freed objects, leaves frees pending.
 #   census_smo_test      smo_test's objects == SLUB objects + KFENCE
 #   census_smo_xarray    smo_xarray's objects (smox_test) and the nodes of
-#                 its movable array (radix_tree_node holds no other node)
+#                 its movable array (radix_tree_node_movable holds no other node)
 #                 == SLUB objects + KFENCE, after an rcu_barrier()
 #   census_teardown MODULE...  for teardown(): the census of each loaded
 #                 module that has one, then vm_teardown_module MODULE...
@@ -64,7 +64,7 @@ census_smo_xarray() {
 	# moved and erased nodes and objects are freed after a grace period
 	vm_run "echo barrier > /sys/kernel/debug/smox/callfn" >/dev/null || return 1
 	slub_objs=$(census_slub smox_test) || return 1
-	slub_nodes=$(census_slub radix_tree_node) || return 1
+	slub_nodes=$(census_slub radix_tree_node_movable) || return 1
 	stats=$(vm_run "cat /sys/kernel/debug/smox/stats") || return 1
 	objects=$(census_field "$stats" objects)
 	kfence=$(census_field "$stats" kfence)

@@ -27,7 +27,9 @@
 #                 255 if QEMU is not running.  Use as `run vm_run 'cmd'`.
 #   vm_run_as_tester CMD...  as vm_run, but as the unprivileged user tester
 #                 (uid 1000).
-#   vm_insmod NAME [ARGS...]  insmod /lib/modules/smo/NAME.ko ARGS...
+#   vm_insmod NAME [ARGS...]  insmod /lib/modules/smo/NAME.ko ARGS...; with
+#                 VM_MODPROBE=1 `modprobe NAME ARGS...` from the guest's
+#                 module tree (vm/dkms-check boots DKMS's installed tree)
 #   vm_rmmod NAME             rmmod NAME
 #   vm_node_value N LINE      the N<N>= value of a per-node sysfs line such
 #                 as /sys/kernel/slab/<cache>/slabs (0 if node N is absent).
@@ -38,7 +40,7 @@
 #                 the test), then vm_teardown_test.
 #   vm_slub_validate [CACHE...]  have SLUB check the slabs and list counters
 #                 of CACHE (default: every cache with a migrate callback,
-#                 radix_tree_node among them, and radix_tree_node_fixed) where the cache has SLUB
+#                 radix_tree_node_movable among them, and radix_tree_node) where the cache has SLUB
 #                 debugging on (slub_debug=FZPU pass, debug flavor);
 #                 elsewhere a no-op.  Prints what it validated; fails if a
 #                 write fails.  Drift shows as "slabs counted but counter="
@@ -64,7 +66,7 @@
 #   vm_console    print the path of the console log.
 #
 # Environment: SMO_CMDLINE (extra kernel args, e.g. slub_debug=FZPU),
-# VM_TIMEOUT, VM_NO_BUILD=1, VM_LOG_DIR (default $SMO_CACHE/logs/<checkout
+# VM_TIMEOUT, VM_NO_BUILD=1, VM_MODPROBE=1, SMO_INITRD (vm/boot's), VM_LOG_DIR (default $SMO_CACHE/logs/<checkout
 # id>, as vm/check),
 # VM_LOG_PATTERNS_EXTRA (extra grep -E alternatives), VM_TIMEOUT_SCALE,
 # plus vm/boot's SMO_*.
@@ -243,7 +245,11 @@ vm_run_as_tester() {
 vm_insmod() {
 	local name="${1:?vm_insmod NAME [ARGS...]}"
 	shift
-	vm_run "insmod /lib/modules/smo/$name.ko $*"
+	if [[ "${VM_MODPROBE:-0}" == 1 ]]; then
+		vm_run "modprobe $name $*"
+	else
+		vm_run "insmod /lib/modules/smo/$name.ko $*"
+	fi
 }
 
 vm_rmmod() { vm_run "rmmod ${1:?vm_rmmod NAME}"; }
@@ -279,7 +285,7 @@ vm_teardown_module() {
 # validate_store() refuses with EINVAL and SLUB keeps no full list to count.
 vm_slub_validate() {
 	local caches="$*"
-	[[ -n "$caches" ]] || caches='$(grep -l "^migrate :" /sys/kernel/slab/*/ops 2>/dev/null | sed "s|/sys/kernel/slab/||; s|/ops||") radix_tree_node_fixed'
+	[[ -n "$caches" ]] || caches='$(grep -l "^migrate :" /sys/kernel/slab/*/ops 2>/dev/null | sed "s|/sys/kernel/slab/||; s|/ops||") radix_tree_node'
 	vm_alive || return 0
 	vm_run "for c in $caches; do
 		d=/sys/kernel/slab/\$c
