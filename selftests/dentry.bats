@@ -31,7 +31,7 @@ teardown_file() {
 }
 
 teardown() {
-	vm_run "killall tail 2>/dev/null; true"
+	vm_run "killall tail 2>/dev/null; echo 0 > /sys/kernel/debug/slab_mobility/evict_ms 2>/dev/null; true"
 	vm_teardown_module smo_dentry
 }
 
@@ -148,6 +148,53 @@ snapshot() {
 	[ "$(stat_of evicted)" -gt 0 ]
 	run vm_run "grep -c /mnt/u /proc/mounts"
 	[ "$output" -eq 0 ]
+}
+
+# d_defrag_evict() kills a batch's dentries one superblock at a time.  The
+# evict delay point (patch 0011) holds it 2 s after the first superblock
+# while the batch still holds the dentries of the other; meanwhile both
+# filesystems are unmounted: umount kills the dentries on our list, leaves
+# them there and frees the superblock.  Before d_defrag_isolate() took a
+# passive superblock reference per dentry, the batch then read d_sb of a
+# dead dentry and trylocked s_umount in freed memory (a KASAN report on the
+# debug flavor).  Now the dead dentries are handed back ("returned").
+@test "unmounting while a batch holds its dentries touches no freed superblock" {
+	local delay=/sys/kernel/debug/slab_mobility/evict_ms
+	run -0 vm_run "test -e $delay"
+	# Sparse slabs holding dentries of both filesystems: directories made
+	# alternately on u and v, each looked up for 10 missing names, the
+	# lookups going round the directories, then 3 of 4 directories removed.
+	# Unused dentries of other filesystems go first (drop_caches), so that
+	# only u and v have dentries to evict.
+	run -0 vm_run "mkdir -p /mnt/v && dd if=/dev/zero of=/tmp/v.img bs=1M count=8 2>/dev/null &&
+		losetup /dev/loop2 /tmp/v.img && mke2fs -q /dev/loop2 && mke2fs -q -F /dev/loop1 &&
+		mount -t ext2 /dev/loop1 /mnt/u && mount -t ext2 /dev/loop2 /mnt/v &&
+		echo 2 > /proc/sys/vm/drop_caches && cd /mnt &&
+		awk 'BEGIN { for (i = 0; i < 400; i++) { print \"u/\" i; print \"v/\" i } }' | xargs mkdir &&
+		awk 'BEGIN { for (j = 0; j < 10; j++) for (i = 0; i < 400; i++) { print \"u/\" i \"/m\" j; print \"v/\" i \"/m\" j } }' |
+			xargs ls > /dev/null 2>&1;
+		awk 'BEGIN { for (i = 0; i < 400; i++) if (i % 4) { print \"u/\" i; print \"v/\" i } }' | xargs rmdir"
+	run -0 vm_insmod smo_dentry
+	# The first batch's stats come in once both its superblocks are done;
+	# the next batch then waits on its first superblock: unmount both now
+	run -0 vm_run "echo 1500 > $delay
+		(echo 1 > $SLAB/shrink; echo \"shrink \$?\" > /tmp/shrink.rc) &
+		for i in \$(seq 600); do
+			[ \$(awk '\$1 == \"evicted\" { print \$2 }' $STATS) -gt 0 ] && break
+			sleep 0.1
+		done
+		umount /mnt/u; echo \"umount u \$?\"
+		umount /mnt/v; echo \"umount v \$?\"
+		wait; echo 0 > $delay; cat /tmp/shrink.rc
+		losetup -d /dev/loop2; rm -f /tmp/v.img"
+	echo "$output"
+	[[ "$output" == *"umount u 0"* ]]
+	[[ "$output" == *"umount v 0"* ]]
+	[[ "$output" == *"shrink 0"* ]]
+	returned=$(stat_of returned)
+	echo "evicted $(stat_of evicted), returned $returned"
+	# the window was hit: dentries of an unmounted superblock came back
+	[ "$returned" -gt 0 ]
 }
 
 @test "load and unload with the cache populated; unload leaves it not movable" {

@@ -30,7 +30,8 @@ setup() {
 }
 
 teardown() {
-	vm_run "test -e $FAILSLAB && echo 0 > $FAILSLAB/probability; true" || true
+	vm_run "test -e $FAILSLAB && echo 0 > $FAILSLAB/probability;
+		for f in /sys/kernel/debug/slab_mobility/*_ms; do echo 0 > \$f; done 2>/dev/null; true" || true
 	census_teardown smo_dentry smo_node smo_xarray smo_test
 }
 
@@ -58,6 +59,32 @@ stress_result() {
 		echo "stress: ${STRESS[alloc_failed]} failed allocations for ${STRESS[allocs]} made"
 		return 1
 	}
+}
+
+# stress_with_moves SECS [balance]: the stress command for SECS seconds while
+# node moves of smo_test (N1, then N0, and with "balance" a balance) loop
+# beside it; fails unless the loop and the stress result are clean and at
+# least one move ran.  Leaves the number of moves in MOVES, the stress
+# result in STRESS.
+stress_with_moves() {
+	local secs=$1 extra=""
+	[[ "${2:-}" == balance ]] && extra="&& { echo 1 > $NODE_CTL/balance || true; }"
+	VM_TIMEOUT=$((secs + 300)) run vm_run "
+		(echo 'stress $secs 2' > $CALLFN) & st=\$!
+		moves=0 rc=0
+		while kill -0 \$st 2>/dev/null; do
+			echo N1 > $NODE_CTL/move && echo N0 > $NODE_CTL/move $extra ||
+				{ rc=1; break; }
+			moves=\$((moves + 2))
+		done
+		wait \$st || rc=1
+		echo moves=\$moves
+		exit \$rc"
+	echo "$output"
+	[ "$status" -eq 0 ] || return 1
+	MOVES=$(sed -n 's/^moves=//p' <<<"$output")
+	[ "$MOVES" -gt 0 ] || return 1
+	stress_result
 }
 
 # 10000 objects on node 0, mobility on, one in 10 kept
@@ -109,22 +136,8 @@ fragment_node0() {
 	run callfn enable
 	[ "$status" -eq 0 ]
 	secs=$(( STRESS_SECS < 15 ? STRESS_SECS : 15 ))
-	VM_TIMEOUT=$((secs + 300)) run vm_run "
-		(echo 'stress $secs 2' > $CALLFN) & st=\$!
-		moves=0 rc=0
-		while kill -0 \$st 2>/dev/null; do
-			echo N1 > $NODE_CTL/move && echo N0 > $NODE_CTL/move &&
-				{ echo 1 > $NODE_CTL/balance || true; } || { rc=1; break; }
-			moves=\$((moves + 2))
-		done
-		wait \$st || rc=1
-		echo moves=\$moves
-		exit \$rc"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	moves=$(sed -n 's/^moves=//p' <<<"$output")
-	[ "$moves" -gt 0 ]
-	stress_result
+	stress_with_moves "$secs" balance
+	moves=$MOVES
 	[ "${STRESS[moved]}" -gt 0 ]
 	echo "# stress with node moves: $moves moves, ops=${STRESS[ops]} verified=${STRESS[verified]} moved=${STRESS[moved]} lost=${STRESS[lost]} corrupt=${STRESS[corrupt]}" >&3
 	run callfn verify
@@ -144,24 +157,10 @@ fragment_node0() {
 	run -0 vm_insmod smo_node
 	run -0 callfn "alloc 3000"
 	run -0 callfn enable
-	VM_TIMEOUT=300 run vm_run "
-		echo 2 > $delay
-		(echo 'stress 8 2' > $CALLFN) & st=\$!
-		moves=0 rc=0
-		while kill -0 \$st 2>/dev/null; do
-			echo N1 > $NODE_CTL/move && echo N0 > $NODE_CTL/move ||
-				{ rc=1; break; }
-			moves=\$((moves + 2))
-		done
-		wait \$st || rc=1
-		echo 0 > $delay
-		echo moves=\$moves
-		exit \$rc"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	moves=$(sed -n 's/^moves=//p' <<<"$output")
-	[ "$moves" -gt 0 ]
-	stress_result
+	run -0 vm_run "echo 2 > $delay"
+	stress_with_moves 8
+	moves=$MOVES
+	run -0 vm_run "echo 0 > $delay"
 	echo "# setup window held open: $moves moves, ops=${STRESS[ops]} moved=${STRESS[moved]} lost=${STRESS[lost]} corrupt=${STRESS[corrupt]}" >&3
 	run -0 callfn verify
 }
