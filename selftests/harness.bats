@@ -86,6 +86,29 @@ SMO_EOF" >"$BATS_TEST_TMPDIR/got"
 	run -0 vm_check_log
 }
 
+# A splat found by a teardown helper must fail the test even when the
+# helper runs more commands after the check: teardown runs without errexit
+# and only its return status counts (vm_teardown_module once lost it)
+@test "a splat seen by vm_teardown_module and census_teardown fails the test" {
+	local f="$BATS_TEST_TMPDIR/nested.bats" lib="$VM_ROOT/selftests/lib"
+	for td in "vm_teardown_module $HARNESS_MODULE" "census_teardown $HARNESS_MODULE"; do
+		# written with printf: bats would rewrite an "@test" line of a
+		# heredoc in this file as one of its own tests
+		printf '%s\n' "load $lib/vm" "load $lib/census" \
+			'setup_file() { vm_start; }' 'teardown_file() { vm_stop; }' \
+			"teardown() { $td; }" "@""test \"warns\" {" \
+			"	vm_insmod $HARNESS_MODULE" \
+			"	vm_run 'echo warn > /sys/kernel/debug/smo/callfn' || true" \
+			'}' >"$f"
+		# the outer run's filter and state must not reach the nested bats
+		VM_NO_BUILD=1 run env -u BATS_TEST_FILTER -u BATS_RUN_TMPDIR bats "$f"
+		echo "$td: $output"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"not ok 1 warns"* ]]
+		[[ "$output" == *"WARNING:"* ]]
+	done
+}
+
 @test "the kernel log scan catches a task hung in D state" {
 	local hung=/proc/sys/kernel/hung_task_timeout_secs
 	run -0 vm_run "test -e $hung" # the config has DETECT_HUNG_TASK

@@ -84,6 +84,6 @@ census_teardown() {
 		smo_xarray) census_smo_xarray || rc=1 ;;
 		esac
 	done
-	vm_teardown_module "$@"
+	vm_teardown_module "$@" || return 1
 	((rc == 0)) || fail "object census failed after: ${BATS_TEST_DESCRIPTION:-test}"
 }

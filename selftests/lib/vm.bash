@@ -277,7 +277,9 @@ vm_teardown_module() {
 		vm_run "grep -q '^$name ' /proc/modules" >/dev/null 2>&1 || continue
 		out="$(vm_rmmod "$name" 2>&1)" || { echo "rmmod $name: $out"; rc=1; }
 	done
-	vm_teardown_test
+	# not the last command: its status must be kept by hand (teardown runs
+	# without errexit, and only the function's return status counts)
+	vm_teardown_test || rc=1
 	((rc == 0)) || fail "module teardown failed after: ${BATS_TEST_DESCRIPTION:-test}"
 }
 
