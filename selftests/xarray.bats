@@ -135,13 +135,17 @@ fragment() {
 	run -0 vm_run "dd if=/dev/zero of=/tmp/pagecache bs=1M count=64 2>&1"
 	mov1=$(field radix_tree_node_movable objects)
 	fix1=$(field radix_tree_node objects)
+	# and leave no pending frees for the next test's counts
 	run -0 vm_run "rm -f /tmp/pagecache"
+	run -0 callfn barrier
 	echo "radix_tree_node $fix0 -> $fix1, radix_tree_node_movable $mov0 -> $mov1"
 	[ "$((fix1 - fix0))" -ge 128 ]
 	[ "$mov1" -eq "$mov0" ]
 }
 
 @test "IDR users are untouched by shrinking radix_tree_node_movable" {
+	# nodes freed after an RCU grace period must not fall into the count
+	run -0 callfn barrier
 	mov0=$(field radix_tree_node_movable objects)
 	fix0=$(field radix_tree_node objects)
 	run callfn "idr_populate 20000"
