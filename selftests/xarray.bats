@@ -49,6 +49,16 @@ field() {
 	echo "${v:-0}"
 }
 
+# settled CACHE: objects of a cache that is not movable, after its shrink
+# (which moves nothing there) has drained KASAN's quarantine: on the debug
+# kernel quarantined nodes count as allocated until the quarantine frees
+# them, which it may do in the middle of a count (2725 -> 2186 once)
+settled() {
+	local out
+	out=$(vm_run "echo 1 > $SLABS/$1/shrink && cat $SLABS/$1/objects") || return 1
+	echo "${out%% *}"
+}
+
 # shrink CACHE: moved XArray nodes and objects are freed after an RCU grace
 # period; a second shrink after waiting for the RCU callbacks frees their slabs
 shrink() {
@@ -130,11 +140,11 @@ fragment() {
 	# RCU grace period) while this one counts: 97 instead of 256 once
 	run -0 callfn barrier
 	mov0=$(field radix_tree_node_movable objects)
-	fix0=$(field radix_tree_node objects)
+	fix0=$(settled radix_tree_node)
 	# 64 MiB of page cache in tmpfs: 16384 pages, about 256 leaf nodes
 	run -0 vm_run "dd if=/dev/zero of=/tmp/pagecache bs=1M count=64 2>&1"
 	mov1=$(field radix_tree_node_movable objects)
-	fix1=$(field radix_tree_node objects)
+	fix1=$(settled radix_tree_node)
 	# and leave no pending frees for the next test's counts
 	run -0 vm_run "rm -f /tmp/pagecache"
 	run -0 callfn barrier
@@ -147,7 +157,7 @@ fragment() {
 	# nodes freed after an RCU grace period must not fall into the count
 	run -0 callfn barrier
 	mov0=$(field radix_tree_node_movable objects)
-	fix0=$(field radix_tree_node objects)
+	fix0=$(settled radix_tree_node)
 	run callfn "idr_populate 20000"
 	[ "$status" -eq 0 ]
 	# the IDR's nodes come from the fixed cache (20000 ids take about
@@ -155,21 +165,25 @@ fragment() {
 	# of that is asked), none from the movable one: otherwise the test
 	# below would shrink a cache the IDR is not in
 	mov1=$(field radix_tree_node_movable objects)
-	fix1=$(field radix_tree_node objects)
+	fix1=$(settled radix_tree_node)
 	echo "radix_tree_node_movable $mov0 -> $mov1, radix_tree_node $fix0 -> $fix1"
 	[ "$mov1" -eq "$mov0" ]
 	[ "$((fix1 - fix0))" -ge $((20000 / 64 / 2)) ]
 	run callfn "idr_punch 10"
 	[ "$status" -eq 0 ]
 	fragment 200
-	fixed_before=$(field radix_tree_node slabs)
+	fixed_before=$(settled radix_tree_node)
 	run shrink radix_tree_node_movable
 	[ "$status" -eq 0 ]
 	run callfn idr_verify
 	[ "$status" -eq 0 ]
 	[ "$(stat_of idr_ids)" -eq 2000 ]
-	# no node of the IDR was moved: nothing was allocated in its cache
-	[ "$(field radix_tree_node slabs)" -le "$fixed_before" ]
+	# no node of the IDR was moved: the shrink allocated nothing in its
+	# cache (objects, counted settled; the guest's own page cache may add
+	# a few nodes meanwhile, far from the 313 leaves of the IDR)
+	fixed_after=$(settled radix_tree_node)
+	echo "radix_tree_node objects around the shrink: $fixed_before -> $fixed_after"
+	[ "$fixed_after" -le $((fixed_before + 16)) ]
 	run callfn verify
 	[ "$status" -eq 0 ]
 }
