@@ -43,7 +43,7 @@ teardown() {
 @test "every module of both packages loads by name and unloads" {
 	for m in $USER_MODULES $TEST_MODULES; do
 		run -0 vm_insmod "$m"
-		run -0 vm_run "grep -q '^$m ' /proc/modules"
+		vm_module_loaded "$m"
 		run -0 vm_rmmod "$m"
 	done
 }

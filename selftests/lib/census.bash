@@ -28,10 +28,6 @@
 # Each census prints what it compared and returns 1 on a mismatch; one of a
 # module that is not loaded succeeds.
 
-census_loaded() {
-	vm_run "grep -q '^$1 ' /proc/modules" >/dev/null 2>&1
-}
-
 # census_field TEXT KEY: the value after KEY in "key value" lines
 census_field() {
 	awk -v k="$2" '$1 == k { print $2 }' <<<"$1"
@@ -48,7 +44,7 @@ census_slub() {
 
 census_smo_test() {
 	local stats live kfence slub
-	census_loaded smo_test || return 0
+	vm_module_loaded smo_test || return 0
 	slub=$(census_slub smo_test) || return 1
 	stats=$(vm_run "cat /sys/kernel/debug/smo/stats") || return 1
 	live=$(census_field "$stats" objects)
@@ -61,7 +57,7 @@ census_smo_test() {
 census_smo_xarray() {
 	local stats objects kfence nodes nodes_kfence slub_objs slub_nodes
 	local i callfn=/sys/kernel/debug/smox/callfn
-	census_loaded smo_xarray || return 0
+	vm_module_loaded smo_xarray || return 0
 	# the shrinks themselves may move nodes, whose old copies then wait
 	# for RCU: a round that moved nothing is exact, so try a few
 	for ((i = 1; i <= 5; i++)); do

@@ -31,6 +31,7 @@
 #                 VM_MODPROBE=1 `modprobe NAME ARGS...` from the guest's
 #                 module tree (vm/dkms-check boots DKMS's installed tree)
 #   vm_rmmod NAME             rmmod NAME
+#   vm_module_loaded NAME     true if module NAME is loaded in the guest
 #   vm_node_value N LINE      the N<N>= value of a per-node sysfs line such
 #                 as /sys/kernel/slab/<cache>/slabs (0 if node N is absent).
 #   vm_setup_module NAME      for setup(): vm_insmod NAME; on failure print
@@ -40,8 +41,8 @@
 #                 the test), then vm_teardown_test.
 #   vm_slub_validate [CACHE...]  have SLUB check the slabs and list counters
 #                 of CACHE (default: every cache with a migrate callback,
-#                 radix_tree_node_movable among them, and radix_tree_node) where the cache has SLUB
-#                 debugging on (slub_debug=FZPU pass, debug flavor);
+#                 radix_tree_node_movable among them, and radix_tree_node)
+#                 where the cache has SLUB debugging on (slub_debug=FZPU pass, debug flavor);
 #                 elsewhere a no-op.  Prints what it validated; fails if a
 #                 write fails.  Drift shows as "slabs counted but counter="
 #                 in the log, which vm_check_log fails on.
@@ -254,6 +255,10 @@ vm_insmod() {
 
 vm_rmmod() { vm_run "rmmod ${1:?vm_rmmod NAME}"; }
 
+vm_module_loaded() {
+	vm_run "grep -q '^${1:?vm_module_loaded NAME} ' /proc/modules" >/dev/null 2>&1
+}
+
 vm_node_value() {
 	local v
 	v=$(sed -n "s/.*N$1=\([0-9]*\).*/\1/p" <<<"$2")
@@ -274,7 +279,7 @@ vm_teardown_module() {
 	vm_slub_validate || rc=1
 	for name in "$@"; do
 		# a module the test already removed is fine; one that will not go is not
-		vm_run "grep -q '^$name ' /proc/modules" >/dev/null 2>&1 || continue
+		vm_module_loaded "$name" || continue
 		out="$(vm_rmmod "$name" 2>&1)" || { echo "rmmod $name: $out"; rc=1; }
 	done
 	# not the last command: its status must be kept by hand (teardown runs
