@@ -267,6 +267,18 @@ fragment_node0() {
 	[[ "$output" == *"Invalid argument"* ]]
 }
 
+# A SLAB_TYPESAFE_BY_RCU cache's lockless readers take references on
+# objects without any lock the owner's isolate() could hold, so such a
+# cache is refused both ways (patch 0001): created with migrate(), and
+# made movable afterwards.
+@test "a SLAB_TYPESAFE_BY_RCU cache is never made movable" {
+	run -0 callfn typesafe
+	run -0 vm_run "cat $RESULT"
+	[ "$output" = "typesafe: ok 0 create=refused setup=-22" ]
+	run vm_run "test -e $SLABS/smo_test_typesafe"
+	[ "$status" -ne 0 ]
+}
+
 # A shrink through sysfs holds isolated slabs (the evacuate delay point of
 # patch 0011 keeps it at them, 50 ms per slab) while the module unloads and
 # destroys its cache with mobility still on (destroy_movable=1), so
@@ -299,6 +311,47 @@ fragment_node0() {
 	[ "$status" -ne 0 ]
 	# for teardown
 	vm_setup_module smo_test
+}
+
+# A pass's callbacks may block (a filesystem evicting a dentry waits for
+# I/O), and that must stall nothing but the pass itself (patch 0012).  The
+# evacuate delay point holds each pass 200 ms after every slab of smo_test
+# it evacuates, while another task loads and unloads smo_template (which
+# creates and destroys a movable cache) and takes CPU 1 offline and online.
+# Before, kmem_defrag_slabs() and the node moves held slab_mutex and the CPU
+# hotplug lock across the callbacks, so both waited for the whole pass.
+@test "a pass blocked in its callbacks stalls no cache creation and no CPU hotplug" {
+	local delay=/sys/kernel/debug/slab_mobility/evacuate_ms
+	local cpu=/sys/devices/system/cpu/cpu1/online pass
+	run -0 vm_run "test -e $delay && test -w $cpu"
+	run -0 vm_insmod smo_node
+	for pass in "echo 'defrag -1' > $CALLFN" "echo N1 > $NODE_CTL/move"; do
+		run -0 callfn "alloc 1500 0"
+		run -0 callfn "punch 8"
+		run -0 callfn enable
+		partial=$(node_field partial 0)
+		echo "pass: $pass; partial slabs on node 0: $partial"
+		[ "$partial" -ge 20 ]
+		run -0 vm_run "rm -f /tmp/pass.rc; echo 200 > $delay
+			($pass; echo \"pass \$?\" > /tmp/pass.rc) &
+			sleep 0.5
+			insmod /lib/modules/smo/smo_template.ko &&
+				rmmod smo_template; echo \"create+destroy \$?\"
+			echo 0 > $cpu && echo 1 > $cpu; echo \"hotplug \$?\"
+			test -e /tmp/pass.rc && echo 'pass had finished' ||
+				echo 'pass still running'
+			wait; cat /tmp/pass.rc; echo 0 > $delay"
+		echo "$output"
+		[[ "$output" == *"create+destroy 0"* ]]
+		[[ "$output" == *"hotplug 0"* ]]
+		[[ "$output" == *"pass still running"* ]]
+		[[ "$output" == *"pass 0"* ]]
+		run -0 vm_run "cat $cpu"
+		[ "$output" = 1 ]
+		run -0 callfn verify
+		run -0 callfn "free 0"
+	done
+	echo "# blocked passes (defrag, node move): cache create/destroy and CPU 1 offline/online finished meanwhile" >&3
 }
 
 @test "every module loads and unloads 50 times with live objects" {

@@ -142,9 +142,9 @@ static void tmpl_free_one(struct tmpl_object *obj)
  * can free or change an object while it is held.  The lock is held when
  * this function returns and tmpl_migrate() releases it.
  *
- * Context: Process context, may sleep; no allocator lock is held.  Under
- * kmem_defrag_slabs() slab_mutex and the CPU hotplug lock are held, so it
- * must not create or destroy a cache.
+ * Context: Process context, may sleep; no allocator lock, slab_mutex or
+ * CPU hotplug lock is held.  A pass waits for it, so it must not turn
+ * mobility off or destroy a movable cache, which wait for the passes.
  * Return: %NULL, passed to tmpl_migrate() as @private.
  */
 static void *tmpl_isolate(struct kmem_cache *s, void **objs, int nr)

@@ -28,6 +28,10 @@
  *				kmem_cache_create() refuses it, -EBADMSG if
  *				it hands back a cache (an alias, for a size
  *				a cache already has, would never call back)
+ *	typesafe		a SLAB_TYPESAFE_BY_RCU cache with constructor
+ *				must not become movable: created with
+ *				migrate() (refused) and made movable later
+ *				(-EINVAL); -EBADMSG if either is accepted
  *	warn			fire a WARN() (tests the harness's log scan)
  *	hang SECS		sleep SECS (1..60) in D state (tests the
  *				harness's hung-task detection)
@@ -864,6 +868,37 @@ static int smo_cmd_noctor_create(int argc, const char **argv)
 	return -EBADMSG;
 }
 
+static int smo_cmd_typesafe(int argc, const char **argv)
+{
+	struct kmem_cache_args args = {
+		.ctor = smo_object_ctor,
+		.isolate = smo_isolate,
+		.migrate = smo_migrate,
+	};
+	struct kmem_cache *s;
+	int setup_err;
+
+	s = kmem_cache_create("smo_test_typesafe", sizeof(struct smo_object),
+			      &args, SLAB_TYPESAFE_BY_RCU);
+	if (s) {
+		kmem_cache_destroy(s);
+		smo_set_result("typesafe: error %d created movable\n", -EBADMSG);
+		return -EBADMSG;
+	}
+	s = kmem_cache_create("smo_test_typesafe", sizeof(struct smo_object),
+			      0, SLAB_TYPESAFE_BY_RCU, smo_object_ctor);
+	if (!s)
+		return -ENOMEM;
+	setup_err = kmem_cache_setup_mobility(s, smo_isolate, smo_migrate);
+	kmem_cache_destroy(s);
+	if (!setup_err) {
+		smo_set_result("typesafe: error %d made movable\n", -EBADMSG);
+		return -EBADMSG;
+	}
+	smo_set_result("typesafe: ok 0 create=refused setup=%d\n", setup_err);
+	return 0;
+}
+
 static int smo_cmd_hang(int argc, const char **argv)
 {
 	unsigned long secs;
@@ -1043,6 +1078,7 @@ static const struct smo_command smo_commands[] = {
 	{ "failmig", 1, 1, smo_cmd_failmig },
 	{ "noctor", 0, 0, smo_cmd_noctor },
 	{ "noctor_create", 1, 1, smo_cmd_noctor_create },
+	{ "typesafe", 0, 0, smo_cmd_typesafe },
 	{ "warn",   0, 0, smo_cmd_warn },
 	{ "hang",   1, 1, smo_cmd_hang },
 };
