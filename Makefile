@@ -28,7 +28,7 @@ help: ## this list
 		awk -F':.*## ' '{ printf "  make %-20s %s\n", $$1, $$2 }'
 	@echo
 	@echo "Variables: SMO_CACHE=$(SMO_CACHE)  SMO_CMDLINE (extra guest kernel args)"
-	@echo "           FLAVOR=normal|debug|mainline (kernel flavor, e.g. make check FLAVOR=debug)"
+	@echo "           FLAVOR=normal|debug|kcsan|mainline (kernel flavor, e.g. make check FLAVOR=debug)"
 	@echo "           FILE=selftests/x.bats (check-one)  VM_TIMEOUT (per guest command, s)"
 
 deps: ## install missing Debian packages (apt-get; needs root)
@@ -52,6 +52,11 @@ check: ## install what is missing, build, run all selftests twice (plain and slu
 	vm/install-deps
 	export SMO_KERNEL_KEY=$$(vm/prepare-tree --print-key) && \
 		$(MAKE) --no-print-directory build && vm/check
+
+check-kcsan: ## KCSAN flavor with full preemption: smo_test, node and reliability suites (not in CI: ~15 min build, ~30 min run)
+	vm/install-deps
+	$(MAKE) --no-print-directory build FLAVOR=kcsan SMO_FLAVOR=kcsan
+	SMO_FLAVOR=kcsan vm/check selftests/smo_test.bats selftests/node.bats selftests/reliability.bats
 
 check-one: build ## run one bats file once: make check-one FILE=selftests/x.bats
 	@test -n "$(FILE)" || { echo "usage: make check-one FILE=selftests/x.bats" >&2; exit 2; }
@@ -116,4 +121,4 @@ clean-cache: ## remove $(SMO_CACHE) (all built kernels, initramfs, logs)
 clean: ## remove module build output in the checkout
 	-$(MAKE) -C modules KDIR=$$(vm/prepare-tree --print-kdir) clean
 
-.PHONY: config-variants bench bench-system bench-seed-cmpxchg bisect-check debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
+.PHONY: check-kcsan config-variants bench bench-system bench-seed-cmpxchg bisect-check debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean

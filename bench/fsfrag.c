@@ -24,6 +24,14 @@
  *                                     count printed, then released), then a
  *                                     MADV_HUGEPAGE anonymous mapping
  *   fsfrag record PHASE               print the state (below)
+ *   fsfrag pathwalk DIR NDIRS NFILES ROUNDS
+ *                                     the cached path walk of bench/pathwalk:
+ *                                     DIR/dNNN/eN/fNNNNN, NDIRS directories
+ *                                     of 8 subdirectories of NFILES empty
+ *                                     files each (created if absent), every
+ *                                     path stat()ed once to warm the dcache,
+ *                                     then ROUNDS timed passes of stat()
+ *                                     over all of them
  *
  * Output: one record per line, fields separated by blanks, first the phase:
  *   PHASE cache NAME ACTIVE_OBJS NUM_OBJS OBJSIZE OBJS_PER_SLAB PAGES_PER_SLAB SLABS
@@ -37,6 +45,9 @@
  *   huge thp MAPPED_KB HUGE_KB      the anonymous mapping and its huge part
  *   PHASE step SECONDS NR           a step's duration (a time: noisy under
  *                                   TCG) and the number of files it touched
+ *   pathwalk round R ns_per_stat X  one timed pass (CLOCK_MONOTONIC)
+ *   pathwalk paths N median_ns_per_stat M
+ *                                   the median over the ROUNDS passes
  * A failing system call stops the program with its errno and exit status 1.
  */
 #define _GNU_SOURCE
@@ -56,6 +67,7 @@
 #define PAGE		4096UL
 #define FILES_PER_DIR	100
 #define HUGE_2M		(2UL << 20)
+#define PW_SUBDIRS	8
 
 static const char *phase = "-";
 
@@ -480,11 +492,78 @@ static void record(void)
 	fclose(fp);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Cached path walks: what the dentry constructor of the series must not
+ * slow down.  The paths are formatted once, so a timed pass is stat() and
+ * nothing else; the tree is warm (every dentry and inode cached) before
+ * the first timed pass.
+ */
+static void pathwalk(const char *dir, unsigned long ndirs, unsigned long nfiles,
+		     unsigned long rounds)
+{
+	unsigned long npaths = ndirs * PW_SUBDIRS * nfiles, i, d, e, f, r;
+	const size_t plen = strlen(dir) + 32;
+	double *ns = calloc(rounds, sizeof(*ns));
+	char *paths = malloc(npaths * plen);
+	struct stat st;
+	char p[4096];
+
+	if (!ns || !paths)
+		die("malloc");
+	make_dir(dir);
+	for (d = 0, i = 0; d < ndirs; d++) {
+		snprintf(p, sizeof(p), "%s/d%03lu", dir, d);
+		make_dir(p);
+		for (e = 0; e < PW_SUBDIRS; e++) {
+			snprintf(p, sizeof(p), "%s/d%03lu/e%lu", dir, d, e);
+			make_dir(p);
+			for (f = 0; f < nfiles; f++, i++) {
+				char *q = paths + i * plen;
+				int fd;
+
+				snprintf(q, plen, "%s/d%03lu/e%lu/f%05lu", dir, d, e, f);
+				if (!stat(q, &st))
+					continue;
+				if (errno != ENOENT)
+					die("stat %s", q);
+				fd = open(q, O_WRONLY | O_CREAT | O_EXCL, 0644);
+				if (fd < 0 || close(fd))
+					die("create %s", q);
+			}
+		}
+	}
+	for (i = 0; i < npaths; i++)
+		if (stat(paths + i * plen, &st))
+			die("stat %s", paths + i * plen);
+	for (r = 0; r < rounds; r++) {
+		double t0 = now();
+
+		for (i = 0; i < npaths; i++)
+			if (stat(paths + i * plen, &st))
+				die("stat %s", paths + i * plen);
+		ns[r] = (now() - t0) * 1e9 / npaths;
+		printf("pathwalk round %lu ns_per_stat %.1f\n", r, ns[r]);
+	}
+	qsort(ns, rounds, sizeof(*ns), cmp_double);
+	printf("pathwalk paths %lu median_ns_per_stat %.1f\n", npaths,
+	       rounds % 2 ? ns[rounds / 2] : (ns[rounds / 2 - 1] + ns[rounds / 2]) / 2);
+	free(paths);
+	free(ns);
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: fsfrag populate DIR NFILES SEED | churn DIR NFILES SEED |\n"
-		"              pressure | huge | record PHASE\n");
+		"              pressure | huge | record PHASE |\n"
+		"              pathwalk DIR NDIRS NFILES ROUNDS\n");
 	exit(2);
 }
 
@@ -518,6 +597,19 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "record") && argc == 3) {
 		phase = argv[2];
 		record();
+	} else if (!strcmp(argv[1], "pathwalk") && argc == 6) {
+		unsigned long n[3];
+		char *end;
+		int i;
+
+		for (i = 0; i < 3; i++) {
+			n[i] = strtoul(argv[3 + i], &end, 10);
+			if (*end || !n[i] || n[i] > 100000)
+				usage();
+		}
+		if (n[0] > 1000 || n[0] * PW_SUBDIRS * n[1] > 10000000)
+			usage();
+		pathwalk(argv[2], n[0], n[1], n[2]);
 	} else {
 		usage();
 	}

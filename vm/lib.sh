@@ -189,11 +189,12 @@ smo_initramfs() {
 	printf '%s/initramfs-%s.cpio.gz\n' "$(smo_kernel_dir)" "$(smo_checkout_id)"
 }
 
-# Remove all but the SMO_KEEP_KERNELS (default 3) most recently used keyed
+# Remove all but the SMO_KEEP_KERNELS (default 5: normal, debug, kcsan,
+# mainline and one more) most recently used keyed
 # kernel trees (about 1.8 GB each).  Only kernel-<hash> directories are
 # touched.
 smo_prune_kernels() {
-	local keep="${SMO_KEEP_KERNELS:-3}" d n=0 current
+	local keep="${SMO_KEEP_KERNELS:-5}" d n=0 current
 	current="$(smo_kernel_dir)"
 	while IFS= read -r d; do
 		[[ "$d" == "$current" ]] && continue
