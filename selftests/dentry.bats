@@ -217,6 +217,46 @@ snapshot() {
 	[ "$returned" -gt 0 ]
 }
 
+# Eviction runs beside everything else that frees or moves dentries.  The
+# evict delay point holds each batch 300 ms after its dentries, while
+# drop_caches empties the dcache, a tmpfs file takes most of the free
+# memory (the dcache shrinker runs under that pressure) and directories
+# whose children may sit in the batch are renamed away and back.  Every
+# file must keep its name and contents.
+@test "drop_caches, memory pressure and renames while batches wait lose nothing" {
+	local delay=/sys/kernel/debug/slab_mobility/evict_ms
+	run -0 vm_run "test -e $delay"
+	run -0 fragment
+	run -0 vm_run "cd $MNT && for i in d/*; do echo \"\$i\" > \"\$i/f\"; done && ls d | wc -l"
+	dirs=$output
+	[ "$dirs" -ge 400 ]
+	run -0 vm_insmod smo_dentry
+	run -0 vm_run "echo 300 > $delay
+		(echo 1 > $SLAB/shrink; echo \"shrink \$?\" > /tmp/shrink.rc) &
+		cd $MNT/d
+		for round in 1 2 3 4 5; do
+			echo 2 > /proc/sys/vm/drop_caches
+			for i in \$(ls | head -50); do mv \"\$i\" \"\$i.r\"; done
+			for i in *.r; do mv \"\$i\" \"\${i%.r}\"; done
+		done
+		avail=\$(awk '\$1 == \"MemAvailable:\" { print int(\$2 / 1024 * 3 / 4) }' /proc/meminfo)
+		dd if=/dev/zero of=/tmp/pressure bs=1M count=\$avail 2>/dev/null; rm -f /tmp/pressure
+		echo \"pressure \$avail MiB\"
+		wait; echo 0 > $delay; cat /tmp/shrink.rc"
+	echo "$output"
+	[[ "$output" == *"shrink 0"* ]]
+	[[ "$output" == *"pressure "* ]]
+	evicted=$(stat_of evicted)
+	echo "evicted $evicted"
+	[ "$evicted" -gt 0 ]
+	# every directory back under its name, with its file and contents
+	run -0 vm_run "cd $MNT && n=0 && for i in d/*; do [ \"\$(cat \"\$i/f\")\" = \"\$i\" ] || { echo \"bad \$i\"; exit 1; }; n=\$((n + 1)); done; echo \$n; ls d | grep -c '\\.r\$' || true"
+	[ "${lines[0]}" -eq "$dirs" ]
+	[ "${lines[1]}" -eq 0 ]
+	run -0 vm_run "cat $MNT/keep/f7"
+	[ "$output" = keep/f7 ]
+}
+
 @test "load and unload with the cache populated; unload leaves it not movable" {
 	run -0 fragment
 	for i in 1 2 3 4 5; do

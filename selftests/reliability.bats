@@ -61,15 +61,26 @@ stress_result() {
 	}
 }
 
-# stress_with_moves SECS [balance]: the stress command for SECS seconds while
-# node moves of smo_test (N1, then N0, and with "balance" a balance) loop
-# beside it; fails unless the loop and the stress result are clean and at
-# least one move ran.  Leaves the number of moves in MOVES, the stress
-# result in STRESS.
+# stress_with_moves SECS [balance] [shrink]: the stress command for SECS
+# seconds while node moves of smo_test (N1, then N0, and with "balance" a
+# balance) loop beside it, and with "shrink" a loop of shrinks through sysfs
+# as well; fails unless the loops and the stress result are clean and at
+# least one move ran.  Leaves the number of moves in MOVES (and of sysfs
+# shrinks in SHRINKS), the stress result in STRESS.
 stress_with_moves() {
-	local secs=$1 extra=""
-	[[ "${2:-}" == balance ]] && extra="&& { echo 1 > $NODE_CTL/balance || true; }"
+	local secs=$1 extra="" shrink_loop=":" arg
+	shift
+	for arg in "$@"; do
+		case "$arg" in
+		balance) extra="&& { echo 1 > $NODE_CTL/balance || true; }" ;;
+		shrink) shrink_loop="(n=0; while [ ! -e /tmp/iso.stop ]; do
+				echo 1 > $SLAB/shrink || exit 1; n=\$((n + 1)); done
+				echo \$n > /tmp/iso.shrinks) & sh=\$!" ;;
+		esac
+	done
 	VM_TIMEOUT=$((secs + 300)) run vm_run "
+		rm -f /tmp/iso.stop /tmp/iso.shrinks; echo 0 > /tmp/iso.shrinks
+		$shrink_loop
 		(echo 'stress $secs 2' > $CALLFN) & st=\$!
 		moves=0 rc=0
 		while kill -0 \$st 2>/dev/null; do
@@ -78,11 +89,14 @@ stress_with_moves() {
 			moves=\$((moves + 2))
 		done
 		wait \$st || rc=1
-		echo moves=\$moves
+		touch /tmp/iso.stop
+		[ -z \"\${sh:-}\" ] || wait \$sh || rc=1
+		echo moves=\$moves shrinks=\$(cat /tmp/iso.shrinks)
 		exit \$rc"
 	echo "$output"
 	[ "$status" -eq 0 ] || return 1
-	MOVES=$(sed -n 's/^moves=//p' <<<"$output")
+	MOVES=$(sed -n 's/^moves=\([0-9]*\).*/\1/p' <<<"$output")
+	SHRINKS=$(sed -n 's/.* shrinks=\([0-9]*\)$/\1/p' <<<"$output")
 	[ "$MOVES" -gt 0 ] || return 1
 	stress_result
 }
@@ -142,6 +156,23 @@ fragment_node0() {
 	echo "# stress with node moves: $moves moves, ops=${STRESS[ops]} verified=${STRESS[verified]} moved=${STRESS[moved]} lost=${STRESS[lost]} corrupt=${STRESS[corrupt]}" >&3
 	run callfn verify
 	[ "$status" -eq 0 ]
+	validate_if_debug
+}
+
+# Three isolators on one cache at once, none holding a global lock since
+# patch 0012: the stress command's kthread loops kmem_cache_shrink() and
+# kmem_defrag_slabs(), node moves loop, and so do shrinks through sysfs.
+# Each takes slabs by the isolation protocol; none may take one another
+# holds, and nothing may be lost.
+@test "sysfs shrinks, kmem_defrag_slabs() and node moves at once lose nothing" {
+	run -0 vm_insmod smo_node
+	run -0 callfn "alloc 3000"
+	run -0 callfn enable
+	secs=$(( STRESS_SECS < 10 ? STRESS_SECS : 10 ))
+	stress_with_moves "$secs" shrink
+	[ "$SHRINKS" -gt 0 ]
+	echo "# three isolators: $MOVES node moves, $SHRINKS sysfs shrinks, ops=${STRESS[ops]} moved=${STRESS[moved]} lost=${STRESS[lost]} corrupt=${STRESS[corrupt]}" >&3
+	run -0 callfn verify
 	validate_if_debug
 }
 
@@ -315,11 +346,13 @@ fragment_node0() {
 
 # A pass's callbacks may block (a filesystem evicting a dentry waits for
 # I/O), and that must stall nothing but the pass itself (patch 0012).  The
-# evacuate delay point holds each pass 200 ms after every slab of smo_test
+# evacuate delay point holds each pass 500 ms after every slab of smo_test
 # it evacuates, while another task loads and unloads smo_template (which
-# creates and destroys a movable cache) and takes CPU 1 offline and online.
-# Before, kmem_defrag_slabs() and the node moves held slab_mutex and the CPU
-# hotplug lock across the callbacks, so both waited for the whole pass.
+# creates a movable cache, then turns its mobility off and destroys it) and
+# takes CPU 1 offline and online.  Before, kmem_defrag_slabs() and the node
+# moves held slab_mutex and the CPU hotplug lock across the callbacks, so
+# both waited for the whole pass; and with one SRCU for every cache,
+# turning any cache's mobility off waited for every running pass.
 @test "a pass blocked in its callbacks stalls no cache creation and no CPU hotplug" {
 	local delay=/sys/kernel/debug/slab_mobility/evacuate_ms
 	local cpu=/sys/devices/system/cpu/cpu1/online pass
@@ -332,7 +365,7 @@ fragment_node0() {
 		partial=$(node_field partial 0)
 		echo "pass: $pass; partial slabs on node 0: $partial"
 		[ "$partial" -ge 20 ]
-		run -0 vm_run "rm -f /tmp/pass.rc; echo 200 > $delay
+		run -0 vm_run "rm -f /tmp/pass.rc; echo 500 > $delay
 			($pass; echo \"pass \$?\" > /tmp/pass.rc) &
 			sleep 0.5
 			insmod /lib/modules/smo/smo_template.ko &&

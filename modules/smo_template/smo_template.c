@@ -143,8 +143,8 @@ static void tmpl_free_one(struct tmpl_object *obj)
  * this function returns and tmpl_migrate() releases it.
  *
  * Context: Process context, may sleep; no allocator lock, slab_mutex or
- * CPU hotplug lock is held.  A pass waits for it, so it must not turn
- * mobility off or destroy a movable cache, which wait for the passes.
+ * CPU hotplug lock is held.  It must not turn mobility off for its own
+ * cache or destroy it: both wait for the passes on the cache, this one too.
  * Return: %NULL, passed to tmpl_migrate() as @private.
  */
 static void *tmpl_isolate(struct kmem_cache *s, void **objs, int nr)

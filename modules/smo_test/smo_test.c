@@ -876,12 +876,15 @@ static int smo_cmd_typesafe(int argc, const char **argv)
 		.migrate = smo_migrate,
 	};
 	struct kmem_cache *s;
+	bool created;
 	int setup_err;
 
 	s = kmem_cache_create("smo_test_typesafe", sizeof(struct smo_object),
 			      &args, SLAB_TYPESAFE_BY_RCU);
-	if (s) {
-		kmem_cache_destroy(s);
+	created = s;
+	/* NULL, as it must be, when the cache was refused */
+	kmem_cache_destroy(s);
+	if (created) {
 		smo_set_result("typesafe: error %d created movable\n", -EBADMSG);
 		return -EBADMSG;
 	}
