@@ -110,6 +110,9 @@ debian-config-check: ## the series' objects compile with Debian's amd64 config (
 guide-check: ## run README's module author's guide verbatim in a temporary clone
 	vm/guide-check
 
+radix-tree-check: kernel ## build and run tools/testing/radix-tree (xarray, idr-test, multiorder) of the patched tree on the host
+	vm/radix-tree-check --quick "$$(vm/prepare-tree --print-kdir)"
+
 config-variants: ## the series with MOVABLE=n, SLUB_DEBUG=n and NUMA=n: each builds; the last two boot and move objects (not in CI: ~20 min)
 	vm/config-variants
 
@@ -121,4 +124,4 @@ clean-cache: ## remove $(SMO_CACHE) (all built kernels, initramfs, logs)
 clean: ## remove module build output in the checkout
 	-$(MAKE) -C modules KDIR=$$(vm/prepare-tree --print-kdir) clean
 
-.PHONY: check-kcsan config-variants bench bench-system bench-seed-cmpxchg bisect-check debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
+.PHONY: radix-tree-check check-kcsan config-variants bench bench-system bench-seed-cmpxchg bisect-check debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
