@@ -94,6 +94,11 @@ bench-system: ## smo vs mainline 6.12 on a fragmenting file workload: huge pages
 	$(MAKE) --no-print-directory build
 	bench/system
 
+bench-pathwalk: ## cached path walks (stat of 16384 tmpfs paths), smo vs mainline, alternating boots: ratio >= 0.99 (not in CI: a second kernel; ~5 min warm, on a quiet host)
+	$(MAKE) --no-print-directory build FLAVOR=mainline SMO_FLAVOR=mainline
+	$(MAKE) --no-print-directory build
+	bench/pathwalk
+
 bench-dentry: build ## dentry slabs freed per evicted dentry: smo_dentry vs the shrinker
 	vm/with-vm bench/dentry
 
@@ -124,4 +129,4 @@ clean-cache: ## remove $(SMO_CACHE) (all built kernels, initramfs, logs)
 clean: ## remove module build output in the checkout
 	-$(MAKE) -C modules KDIR=$$(vm/prepare-tree --print-kdir) clean
 
-.PHONY: radix-tree-check check-kcsan config-variants bench bench-system bench-seed-cmpxchg bisect-check debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
+.PHONY: bench-pathwalk radix-tree-check check-kcsan config-variants bench bench-system bench-seed-cmpxchg bisect-check debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
