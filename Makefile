@@ -115,6 +115,12 @@ debian-config-check: ## the series' objects compile with Debian's amd64 config (
 guide-check: ## run README's module author's guide verbatim in a temporary clone
 	vm/guide-check
 
+static-check: bisect-check ## sparse (make C=2) on every object the series changes: no warning the pristine tree lacks
+	vm/static-check
+
+static-check-full: bisect-check ## static-check plus coccinelle (every scripts/coccinelle rule) on the changed files (not in CI: ~8 more minutes)
+	vm/static-check --full
+
 radix-tree-check: kernel ## build and run tools/testing/radix-tree (xarray, idr-test, multiorder) of the patched tree on the host
 	vm/radix-tree-check --quick "$$(vm/prepare-tree --print-kdir)"
 
@@ -129,4 +135,4 @@ clean-cache: ## remove $(SMO_CACHE) (all built kernels, initramfs, logs)
 clean: ## remove module build output in the checkout
 	-$(MAKE) -C modules KDIR=$$(vm/prepare-tree --print-kdir) clean
 
-.PHONY: bench-pathwalk radix-tree-check check-kcsan config-variants bench bench-system bench-seed-cmpxchg bisect-check debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
+.PHONY: static-check static-check-full bench-pathwalk radix-tree-check check-kcsan config-variants bench bench-system bench-seed-cmpxchg bisect-check debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
