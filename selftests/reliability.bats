@@ -359,6 +359,9 @@ fragment_node0() {
 	run -0 vm_run "test -e $delay && test -w $cpu"
 	run -0 vm_insmod smo_node
 	for pass in "echo 'defrag -1' > $CALLFN" "echo N1 > $NODE_CTL/move"; do
+		# a fresh, not yet movable cache each round (see the shrink below)
+		run -0 vm_rmmod smo_test
+		run -0 vm_insmod smo_test
 		run -0 callfn "alloc 1500 0"
 		run -0 callfn "punch 8"
 		# not movable yet, so this moves nothing: it drains KASAN's
