@@ -53,6 +53,9 @@ check: ## install what is missing, build, run all selftests twice (plain and slu
 	export SMO_KERNEL_KEY=$$(vm/prepare-tree --print-key) && \
 		$(MAKE) --no-print-directory build && vm/check
 
+check-debug-full: ## every selftest on the debug kernel (make check FLAVOR=debug runs the object-moving subset; not in CI: ~60 min)
+	SMO_DEBUG_FULL=1 $(MAKE) --no-print-directory check FLAVOR=debug SMO_FLAVOR=debug
+
 check-kcsan: ## KCSAN flavor with full preemption: smo_test, node and reliability suites (not in CI: ~15 min build, ~30 min run)
 	vm/install-deps
 	$(MAKE) --no-print-directory build FLAVOR=kcsan SMO_FLAVOR=kcsan
@@ -119,6 +122,7 @@ static-check: bisect-check ## sparse (make C=2) on every object the series chang
 	vm/static-check
 
 static-check-full: bisect-check ## static-check plus coccinelle (every scripts/coccinelle rule) on the changed files (not in CI: ~8 more minutes)
+	vm/install-deps --full
 	vm/static-check --full
 
 radix-tree-check: kernel ## build and run tools/testing/radix-tree (xarray, idr-test, multiorder) of the patched tree on the host
@@ -135,4 +139,4 @@ clean-cache: ## remove $(SMO_CACHE) (all built kernels, initramfs, logs)
 clean: ## remove module build output in the checkout
 	-$(MAKE) -C modules KDIR=$$(vm/prepare-tree --print-kdir) clean
 
-.PHONY: static-check static-check-full bench-pathwalk radix-tree-check check-kcsan config-variants bench bench-system bench-seed-cmpxchg bisect-check debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
+.PHONY: check-debug-full static-check static-check-full bench-pathwalk radix-tree-check check-kcsan config-variants bench bench-system bench-seed-cmpxchg bisect-check debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean

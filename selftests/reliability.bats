@@ -32,7 +32,7 @@ setup() {
 teardown() {
 	vm_run "test -e $FAILSLAB && echo 0 > $FAILSLAB/probability;
 		for f in /sys/kernel/debug/slab_mobility/*_ms; do echo 0 > \$f; done 2>/dev/null; true" || true
-	census_teardown smo_dentry smo_node smo_xarray smo_test
+	census_teardown smo_template smo_dentry smo_node smo_xarray smo_test
 }
 
 # The cache checks its own slabs when it has SLUB debugging on
@@ -394,10 +394,11 @@ fragment_node0() {
 }
 
 @test "every module loads and unloads 50 times with live objects" {
+	rounds=$(vm_rounds 50)
 	vm_run "rmmod smo_test"
 	base=$(vm_run "cat /proc/modules | wc -l")
 	run vm_run "mkdir -p /tmp/lc && echo x > /tmp/lc/f &&
-		for i in \$(seq 50); do
+		for i in \$(seq $rounds); do
 			insmod /lib/modules/smo/smo_test.ko &&
 			echo 'alloc 500' > $CALLFN && echo enable > $CALLFN &&
 			echo 'punch 4' > $CALLFN &&
@@ -417,11 +418,17 @@ fragment_node0() {
 	[ "$status" -ne 0 ]
 	run vm_run "cat $SLABS/dentry/ops"
 	[[ "$output" != *migrate* ]]
-	echo "# lifecycle: 4 modules x 50 load/unload cycles with live objects" >&3
+	echo "# lifecycle: 4 modules x $rounds load/unload cycles with live objects" >&3
 	vm_run "insmod /lib/modules/smo/smo_test.ko"
 }
 
+# smo_template is the cache a module author copies: each round creates it
+# movable, fragments and shrinks it, and unloads with objects live (its exit
+# turns mobility off, then destroys the cache) while smo_test's
+# kmem_defrag_slabs(), which walks every movable cache, and shrinks of the
+# other movable caches run beside it.
 @test "movable caches are created and destroyed while others are shrunk and defragmented" {
+	rounds=$(vm_rounds 30)
 	run vm_run "insmod /lib/modules/smo/smo_xarray.ko &&
 		echo 'populate 2000' > /sys/kernel/debug/smox/callfn &&
 		echo 'alloc 2000' > $CALLFN && echo enable > $CALLFN &&
@@ -433,19 +440,29 @@ fragment_node0() {
 			echo 1 > $SLABS/radix_tree_node_movable/shrink
 		done) &
 		bg=\$!
-		rc=0
-		for i in \$(seq 30); do
-			echo 'test 600 4' > $CALLFN || { rc=1; cat $RESULT; break; }
+		rc=0 moved=0 tmpl=/sys/kernel/debug/smo_template/control
+		for i in \$(seq $rounds); do
+			insmod /lib/modules/smo/smo_template.ko &&
+				echo 'alloc 600' > \$tmpl && echo 'keep-every 4' > \$tmpl &&
+				echo shrink > \$tmpl && echo verify > \$tmpl &&
+				m=\$(awk '\$1 == \"moved\" { print \$2 }' \$tmpl) &&
+				moved=\$((moved + m)) &&
+				rmmod smo_template || { rc=1; echo \"round \$i failed\"; break; }
 		done
 		touch /tmp/stop; wait \$bg
 		echo verify > /sys/kernel/debug/smox/callfn && echo verify > $CALLFN || rc=1
+		echo \"template rounds \$i moved \$moved\"
 		exit \$rc"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
-	run vm_run "test -e $SLABS/smo_selftest"
+	echo "$output" | tail -1
+	[[ "$output" == *"template rounds $rounds moved "* ]]
+	[[ "$output" != *"template rounds $rounds moved 0" ]]
+	run vm_run "test -e $SLABS/smo_template"
 	[ "$status" -ne 0 ]
 }
 
 @test "smo_xarray and smo_dentry unload while shrinks and defrag run" {
+	rounds=$(vm_rounds 20)
 	run vm_run "rm -f /tmp/stop; mkdir -p /tmp/ul && cd /tmp/ul &&
 		(while [ ! -e /tmp/stop ]; do
 			echo 1 > $SLABS/radix_tree_node_movable/shrink
@@ -455,7 +472,7 @@ fragment_node0() {
 		done) &
 		bg=\$!
 		rc=0
-		for i in \$(seq 20); do
+		for i in \$(seq $rounds); do
 			insmod /lib/modules/smo/smo_xarray.ko &&
 			echo 'populate 2000' > /sys/kernel/debug/smox/callfn &&
 			echo 'punch 3' > /sys/kernel/debug/smox/callfn &&

@@ -201,7 +201,7 @@ fragment() {
 @test "load and unload with live objects 20 times returns to the baseline" {
 	vm_run "rmmod smo_xarray"
 	base=$(field radix_tree_node_movable objects)
-	for i in $(seq 20); do
+	for i in $(seq "$(vm_rounds 20)"); do
 		run vm_run "insmod /lib/modules/smo/smo_xarray.ko &&
 			echo 'populate 3000' > $CALLFN &&
 			echo 'punch 4' > $CALLFN &&

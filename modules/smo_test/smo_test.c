@@ -14,7 +14,6 @@
  *	verify			check every object's id and checksum
  *	shrink			kmem_cache_shrink(smo_test)
  *	defrag NODE		kmem_defrag_slabs(NODE), -1 for all nodes
- *	test [NR [KEEP]]	self-checking run on a private cache
  *	stress SECS [THREADS]	THREADS (2..8, default 2) kthreads allocate,
  *				free and verify objects while another one
  *				loops shrink and kmem_defrag_slabs(-1)
@@ -115,17 +114,11 @@ struct smo_pool {
 };
 
 static DEFINE_MUTEX(smo_lock);
-static DEFINE_MUTEX(smo_selftest_lock);
+static DEFINE_MUTEX(smo_noctor_lock);
 static struct smo_pool smo_main = {
 	.objects = LIST_HEAD_INIT(smo_main.objects),
 	.live = XARRAY_INIT(smo_main.live, 0),
 	.by_id = XARRAY_INIT(smo_main.by_id, 0),
-};
-
-static struct smo_pool smo_self = {
-	.objects = LIST_HEAD_INIT(smo_self.objects),
-	.live = XARRAY_INIT(smo_self.live, 0),
-	.by_id = XARRAY_INIT(smo_self.by_id, 0),
 };
 
 /* Share (percent) of the allocations in smo_migrate() made to fail */
@@ -160,8 +153,6 @@ static struct smo_pool *smo_pool_of(struct kmem_cache *s)
 {
 	if (s == smo_main.cache)
 		return &smo_main;
-	if (s == smo_self.cache)
-		return &smo_self;
 	return NULL;
 }
 
@@ -833,14 +824,14 @@ static int smo_cmd_noctor(int argc, const char **argv)
 {
 	int err;
 
-	mutex_lock(&smo_selftest_lock);
+	mutex_lock(&smo_noctor_lock);
 	if (!smo_noctor)
 		smo_noctor = kmem_cache_create("smo_test_noctor",
 					       sizeof(struct smo_object), 0,
 					       SLAB_NO_MERGE, NULL);
 	err = smo_noctor ? kmem_cache_setup_mobility(smo_noctor, smo_isolate,
 						     smo_migrate) : -ENOMEM;
-	mutex_unlock(&smo_selftest_lock);
+	mutex_unlock(&smo_noctor_lock);
 	smo_set_result("noctor: %s %d\n", err ? "error" : "ok", err);
 	return err;
 }
@@ -921,153 +912,6 @@ static int smo_cmd_warn(int argc, const char **argv)
 	return 0;
 }
 
-/* A failed selftest check: log it and return -EBADMSG */
-static __printf(2, 3) int smo_check(bool ok, const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	if (ok)
-		return 0;
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	pr_err("test: %pV\n", &vaf);
-	va_end(args);
-	return -EBADMSG;
-}
-
-/* The API's error cases, on throwaway caches */
-static int smo_selftest_api(void)
-{
-	struct kmem_cache *noctor;
-	int err = 0, ret;
-
-	noctor = kmem_cache_create("smo_selftest_noctor",
-				   sizeof(struct smo_object), 0, 0, NULL);
-	if (!noctor)
-		return -ENOMEM;
-	ret = kmem_cache_setup_mobility(noctor, smo_isolate, smo_migrate);
-	err = smo_check(ret == -EINVAL, "mobility without ctor gave %d", ret);
-	if (!err) {
-		ret = kmem_cache_setup_mobility(smo_self.cache, smo_isolate,
-						NULL);
-		err = smo_check(ret == -EINVAL,
-				"mobility without migrate gave %d", ret);
-	}
-	kmem_cache_destroy(noctor);
-	return err;
-}
-
-/*
- * Allocate @nr objects on a private cache, keep one in @keep, check that a
- * shrink without mobility moves nothing and that a shrink with mobility
- * loses, duplicates and corrupts nothing.
- */
-static int smo_selftest(unsigned long nr, unsigned long keep)
-{
-	unsigned long i, freed, live = 0;
-	int err, ret;
-
-	smo_self.cache = kmem_cache_create("smo_selftest",
-					   sizeof(struct smo_object), 0, 0,
-					   smo_object_ctor);
-	if (!smo_self.cache)
-		return -ENOMEM;
-	smo_self.next_id = 0;
-	memset(&smo_self.stats, 0, sizeof(smo_self.stats));
-
-	err = smo_selftest_api();
-	if (err)
-		goto out;
-
-	mutex_lock(&smo_lock);
-	for (i = 0; i < nr && !err; i++)
-		err = smo_alloc_one(&smo_self, NUMA_NO_NODE);
-	if (!err)
-		err = smo_verify_pool(&smo_self);
-	if (!err)
-		err = smo_punch(&smo_self, keep, 0, ULONG_MAX, &freed);
-	live = smo_self.nr_objects;
-	if (!err)
-		err = smo_check(live == DIV_ROUND_UP(nr, keep),
-				"%lu objects left, %lu expected", live,
-				DIV_ROUND_UP(nr, keep));
-	mutex_unlock(&smo_lock);
-	if (err)
-		goto out;
-
-	/* Not movable yet: shrinking must not call the callbacks */
-	kmem_cache_shrink(smo_self.cache);
-	mutex_lock(&smo_lock);
-	err = smo_check(!smo_self.stats.moved,
-			"%lu objects moved while not movable",
-			smo_self.stats.moved);
-	if (!err)
-		err = smo_verify_pool(&smo_self);
-	mutex_unlock(&smo_lock);
-	if (err)
-		goto out;
-
-	ret = kmem_cache_setup_mobility(smo_self.cache, smo_isolate,
-					smo_migrate);
-	err = smo_check(!ret, "enabling mobility gave %d", ret);
-	if (err)
-		goto out;
-	ret = kmem_cache_setup_mobility(smo_self.cache, smo_isolate,
-					smo_migrate);
-	err = smo_check(!ret, "enabling mobility again gave %d", ret);
-	if (err)
-		goto out;
-	ret = kmem_cache_setup_mobility(smo_self.cache, NULL, smo_migrate);
-	err = smo_check(ret == -EBUSY, "changing the callbacks gave %d", ret);
-	if (err)
-		goto out;
-
-	kmem_cache_shrink(smo_self.cache);
-	mutex_lock(&smo_lock);
-	err = smo_verify_pool(&smo_self);
-	if (!err)
-		err = smo_check(smo_self.nr_objects == live,
-				"%lu objects after shrink, %lu before",
-				smo_self.nr_objects, live);
-	if (!err)
-		err = smo_check(keep < 2 || nr < 1000 || smo_self.stats.moved,
-				"shrink of a fragmented movable cache moved nothing");
-	mutex_unlock(&smo_lock);
-out:
-	smo_set_result("test: %s %d nr_objs=%lu keep=%lu live=%lu moved=%lu failed=%lu\n",
-		       err ? "fail" : "pass", err, nr, keep, live,
-		       smo_self.stats.moved, smo_self.stats.migrate_failed);
-	smo_free_all(&smo_self);
-	kmem_cache_destroy(smo_self.cache);
-	mutex_lock(&smo_lock);
-	smo_self.cache = NULL;
-	mutex_unlock(&smo_lock);
-	return err;
-}
-
-static int smo_cmd_test(int argc, const char **argv)
-{
-	unsigned long nr = 1000, keep = 10;
-	int err;
-
-	if (argc > 0 && (smo_parse_ulong(argv[0], &nr) || !nr))
-		return -EINVAL;
-	if (argc > 1 && (smo_parse_ulong(argv[1], &keep) || !keep))
-		return -EINVAL;
-
-	mutex_lock(&smo_selftest_lock);
-	pr_info("test using nr_objs: %lu keep: %lu\n", nr, keep);
-	err = smo_selftest(nr, keep);
-	if (err)
-		pr_err("module test failed: %d\n", err);
-	else
-		pr_info("module test passed\n");
-	mutex_unlock(&smo_selftest_lock);
-	return err;
-}
-
 static const struct smo_command smo_commands[] = {
 	{ "enable", 0, 0, smo_cmd_enable },
 	{ "alloc",  1, 2, smo_cmd_alloc },
@@ -1076,7 +920,6 @@ static const struct smo_command smo_commands[] = {
 	{ "verify", 0, 0, smo_cmd_verify },
 	{ "shrink", 0, 0, smo_cmd_shrink },
 	{ "defrag", 1, 1, smo_cmd_defrag },
-	{ "test",   0, 2, smo_cmd_test },
 	{ "stress", 1, 2, smo_cmd_stress },
 	{ "failmig", 1, 1, smo_cmd_failmig },
 	{ "noctor", 0, 0, smo_cmd_noctor },

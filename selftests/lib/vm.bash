@@ -92,6 +92,30 @@ if [[ -z "${VM_TIMEOUT_SCALE:-}" ]]; then
 	fi
 fi
 
+# vm_debug_full_only [WHY]: skip this test on the debug flavor unless the
+# whole suite was asked for (SMO_DEBUG_FULL=1: make check-debug-full).  The
+# debug kernel under TCG runs the whole suite in about an hour, more than
+# the CI budget holds; make check FLAVOR=debug keeps the tests that put the
+# series' own kernel paths (isolation, moves, eviction, destroy, races at
+# the delay points) under KASAN, lockdep and SLUB_DEBUG_ON, and leaves to
+# the full run the repetitions (load loops, long stress mixes) that the
+# normal kernel's two passes run anyway.
+vm_debug_full_only() {
+	[[ "${SMO_FLAVOR:-normal}" == debug && "${SMO_DEBUG_FULL:-0}" != 1 ]] ||
+		return 0
+	skip "debug flavor: make check-debug-full runs it${1:+ ($1)}"
+}
+
+# vm_rounds N: the number of rounds of a repetition loop: N, or a fifth of
+# it (at least 1) on the debug flavor's CI run (see vm_debug_full_only)
+vm_rounds() {
+	if [[ "${SMO_FLAVOR:-normal}" == debug && "${SMO_DEBUG_FULL:-0}" != 1 ]]; then
+		echo $(((${1:?vm_rounds N} + 4) / 5))
+	else
+		echo "$1"
+	fi
+}
+
 # vm_min_timeout SECS: raise VM_TIMEOUT to at least SECS (for files whose
 # workloads take minutes)
 vm_min_timeout() {
