@@ -34,6 +34,14 @@ export SMO_ROOT SMO_CACHE SMO_FLAVOR
 # prints it with pr_err and the write of validate still succeeds.
 SMO_SPLAT_PATTERNS='BUG:|BUG [^ ]+ \((Not t|T)ainted|WARNING:|Oops|general protection|KASAN|UBSAN|possible circular locking|list_add corruption|list_del corruption|Object corrupt|Redzone|Poison overwritten|kernel BUG at|Kernel panic|INFO: possible recursive locking|inconsistent lock state|rcu_.*detected stalls|refcount_t: |slabs counted but counter=|blocked for more than [0-9]+ seconds'
 
+# smo_splat_lines TEXT: print the lines of a kernel log TEXT that match
+# SMO_SPLAT_PATTERNS; true if there is one.  The one scan of the host
+# scripts (benchmarks, config-variants); the selftests take the patterns
+# into selftests/lib/vm.bash.
+smo_splat_lines() {
+	grep -E "$SMO_SPLAT_PATTERNS" <<<"$1"
+}
+
 msg()  { printf '%s: %s\n' "${SMO_PROG:-${0##*/}}" "$*" >&2; }
 die()  { msg "error: $*"; exit 1; }
 
