@@ -39,7 +39,7 @@ teardown() {
 	failed=$(grep -cE 'not ok' <<<"$output" || true)
 	echo "cases passed: $cases, failed: $failed"
 	[ "$failed" -eq 0 ]
-	[ "$cases" -ge 5 ]
+	[ "$cases" -ge 6 ]
 	grep -qE '^ok [0-9]+ slab_movable' <<<"$output"
 }
 
