@@ -73,7 +73,7 @@ snapshot() {
 
 # The constructor slab mobility needs made SLUB put the free pointer after
 # each dentry: 200 bytes instead of 192, 20 per slab instead of 21, most
-# dentries off a cache line.  Patches 14 and 15 place it in d_fsdata, so a
+# dentries off a cache line.  Patches 16 and 17 place it in d_fsdata, so a
 # dentry keeps mainline's size.  Red zones and poisoning (slub_debug, the
 # debug flavor) move the free pointer out on purpose: checked without them.
 @test "struct dentry keeps its size: the free pointer stays inside the object" {
@@ -177,7 +177,7 @@ snapshot() {
 }
 
 # d_defrag_evict() kills a batch's dentries one superblock at a time.  The
-# evict delay point (patch 0011) holds it 2 s after the first superblock
+# evict delay point (patch 0013) holds it 2 s after the first superblock
 # while the batch still holds the dentries of the other; meanwhile both
 # filesystems are unmounted: umount kills the dentries on our list, leaves
 # them there and frees the superblock.  Before d_defrag_isolate() took a
@@ -291,7 +291,7 @@ snapshot() {
 }
 
 # The dentry cache has a constructor, so SLUB skips init_on_alloc and
-# init_on_free for it; patch 15 wipes dentries itself (all of them but
+# init_on_free for it; patch 17 wipes dentries itself (all of them but
 # d_lockref, whose lock the constructor set up).  A guest booted with both
 # options must report them on, and the dentry cache must still evict, free
 # slabs and keep every path: a wipe of the constructed lock would trip

@@ -160,7 +160,7 @@ fragment_node0() {
 }
 
 # Three isolators on one cache at once, none holding a global lock since
-# patch 0012: the stress command's kthread loops kmem_cache_shrink() and
+# patch 0014: the stress command's kthread loops kmem_cache_shrink() and
 # kmem_defrag_slabs(), node moves loop, and so do shrinks through sysfs.
 # Each takes slabs by the isolation protocol; none may take one another
 # holds, and nothing may be lost.
@@ -177,7 +177,7 @@ fragment_node0() {
 }
 
 # A node move walks page frames and meets new slabs of smo_test while
-# ___slab_alloc() sets them up.  The setup delay point (patch 0011) holds
+# ___slab_alloc() sets them up.  The setup delay point (patch 0013) holds
 # each new slab 2 ms between its inuse and frozen stores, where it reads as
 # full and unfrozen.  Before slabs were marked published, the walk froze
 # such a slab, which then was a CPU slab and isolated at once (crashes
@@ -311,7 +311,7 @@ fragment_node0() {
 }
 
 # A shrink through sysfs holds isolated slabs (the evacuate delay point of
-# patch 0011 keeps it at them, 50 ms per slab) while the module unloads and
+# patch 0013 keeps it at them, 50 ms per slab) while the module unloads and
 # destroys its cache with mobility still on (destroy_movable=1), so
 # kmem_cache_destroy() itself must wait for the pass.  Before it did, the
 # destroy found slabs counted but on no list ("Slab cache still has
@@ -345,7 +345,7 @@ fragment_node0() {
 }
 
 # A pass's callbacks may block (a filesystem evicting a dentry waits for
-# I/O), and that must stall nothing but the pass itself (patch 0012).  The
+# I/O), and that must stall nothing but the pass itself (patch 0014).  The
 # evacuate delay point holds each pass 500 ms after every slab of smo_test
 # it evacuates, while another task loads and unloads smo_template (which
 # creates a movable cache, then turns its mobility off and destroys it) and
