@@ -14,7 +14,9 @@
  * trailing newline are ignored; anything else malformed fails with -EINVAL,
  * as does a node that is not online with normal memory.  A cache that is not
  * movable gives -EOPNOTSUPP, a cache destroyed since its directory was made
- * gives -ENOENT.  Reading a file reports the last operation on it:
+ * gives -ENOENT, a move whose target node ran out of room -ENOSPC (what
+ * did not fit stays and counts as left).  Reading a file reports the last
+ * operation on it:
  * "<op> <status> moved <objects> left <objects>".
  */
 
