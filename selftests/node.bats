@@ -40,11 +40,7 @@ smo() { vm_run "echo '$*' > $SMO"; }
 smox() { vm_run "echo '$*' > $SMOX"; }
 
 # on_node CACHE NODE: slabs of CACHE on NODE
-on_node() {
-	local out
-	out=$(vm_run "cat $SLABS/$1/slabs") || return 1
-	vm_node_value "$2" "$out"
-}
+on_node() { vm_slabs_on_node "$@"; }
 
 # ctl CACHE FILE INPUT: write INPUT to the control file
 ctl() {

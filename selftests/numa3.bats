@@ -44,11 +44,7 @@ teardown() {
 smo() { vm_run "echo '$*' > $SMO"; }
 
 # on_node NODE: slabs of smo_test on NODE
-on_node() {
-	local out
-	out=$(vm_run "cat $SLABS/smo_test/slabs") || return 1
-	vm_node_value "$1" "$out"
-}
+on_node() { vm_slabs_on_node smo_test "$1"; }
 
 # node_free_kb NODE: MemFree of NODE
 node_free_kb() {

@@ -289,6 +289,13 @@ vm_node_value() {
 	echo "${v:-0}"
 }
 
+# vm_slabs_on_node CACHE NODE: the slabs of CACHE on NODE (its sysfs slabs)
+vm_slabs_on_node() {
+	local out
+	out=$(vm_run "cat /sys/kernel/slab/${1:?vm_slabs_on_node CACHE NODE}/slabs") || return 1
+	vm_node_value "${2:?vm_slabs_on_node CACHE NODE}" "$out"
+}
+
 vm_setup_module() {
 	local out
 	out="$(vm_insmod "${1:?vm_setup_module NAME}")" || {
