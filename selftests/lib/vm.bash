@@ -34,11 +34,15 @@
 #   vm_module_loaded NAME     true if module NAME is loaded in the guest
 #   vm_node_value N LINE      the N<N>= value of a per-node sysfs line such
 #                 as /sys/kernel/slab/<cache>/slabs (0 if node N is absent).
+#   vm_slabs_on_node CACHE N  the slabs of CACHE on node N.
+#   vm_rounds N   N, or a fifth of it on the debug flavor's CI run, for
+#                 repetition loops; vm_debug_full_only [WHY] skips a test
+#                 there (make check-debug-full runs everything).
 #   vm_setup_module NAME      for setup(): vm_insmod NAME; on failure print
 #                 insmod's output and fail the test.
 #   vm_teardown_module NAME...  for teardown(): vm_slub_validate, rmmod
-#                 each NAME that is loaded (in order; a failing rmmod fails
-#                 the test), then vm_teardown_test.
+#                 each NAME that is loaded (in order, in one guest command;
+#                 a failing rmmod fails the test), then vm_teardown_test.
 #   vm_slub_validate [CACHE...]  have SLUB check the slabs and list counters
 #                 of CACHE (default: every cache with a migrate callback,
 #                 radix_tree_node_movable among them, and radix_tree_node)
@@ -100,16 +104,19 @@ fi
 # the delay points) under KASAN, lockdep and SLUB_DEBUG_ON, and leaves to
 # the full run the repetitions (load loops, long stress mixes) that the
 # normal kernel's two passes run anyway.
+_vm_debug_subset() {
+	[[ "${SMO_FLAVOR:-normal}" == debug && "${SMO_DEBUG_FULL:-0}" != 1 ]]
+}
+
 vm_debug_full_only() {
-	[[ "${SMO_FLAVOR:-normal}" == debug && "${SMO_DEBUG_FULL:-0}" != 1 ]] ||
-		return 0
+	_vm_debug_subset || return 0
 	skip "debug flavor: make check-debug-full runs it${1:+ ($1)}"
 }
 
 # vm_rounds N: the number of rounds of a repetition loop: N, or a fifth of
 # it (at least 1) on the debug flavor's CI run (see vm_debug_full_only)
 vm_rounds() {
-	if [[ "${SMO_FLAVOR:-normal}" == debug && "${SMO_DEBUG_FULL:-0}" != 1 ]]; then
+	if _vm_debug_subset; then
 		echo $(((${1:?vm_rounds N} + 4) / 5))
 	else
 		echo "$1"
