@@ -51,11 +51,11 @@ stat_of() {
 }
 
 # FRAG_DIRS directories (2000; a fifth on the debug flavor's CI run, where
-# the 40000 lookups take minutes), each looked up for 20 missing names, the lookups going
-# round the directories so that consecutive dentries belong to different
-# ones; then 3 of 4 directories are removed, which frees their children:
-# the dentry slabs are left a quarter full of unused dentries.  300 files
-# stay open in a background process.
+# the 40000 lookups take minutes), each looked up for 20 missing names,
+# the lookups going round the directories so that consecutive dentries
+# belong to different ones; then 3 of 4 directories are removed, which
+# frees their children: the dentry slabs are left a quarter full of unused
+# dentries.  300 files stay open in a background process.
 FRAG_DIRS=$(vm_rounds 2000)
 fragment() {
 	vm_run "cd $MNT && rm -rf d keep && mkdir d keep &&
