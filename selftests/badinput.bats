@@ -12,13 +12,13 @@ load lib/vm
 
 CALLFN=/sys/kernel/debug/smo/callfn
 SLABS=/sys/kernel/slab
-DEBUGFS_DIRS="/sys/kernel/debug/smo /sys/kernel/debug/smox /sys/kernel/debug/smo_node /sys/kernel/debug/smo_dentry /sys/kernel/debug/smo_bench"
+DEBUGFS_DIRS="/sys/kernel/debug/smo /sys/kernel/debug/smox /sys/kernel/debug/smo_node /sys/kernel/debug/smo_dentry /sys/kernel/debug/smo_bench /sys/kernel/debug/smo_template"
 RATIO_CACHES="smo_test smox_test radix_tree_node_movable dentry"
 vm_min_timeout 600
 
 setup_file() {
 	vm_start
-	vm_run "for m in smo_test smo_xarray smo_node smo_dentry smo_bench; do
+	vm_run "for m in smo_test smo_xarray smo_node smo_dentry smo_bench smo_template; do
 			insmod /lib/modules/smo/\$m.ko || exit 1
 		done
 		echo 'alloc 100' > $CALLFN && echo enable > $CALLFN &&
@@ -83,8 +83,7 @@ writable_files() {
 }
 
 @test "every hostile string fails with EINVAL on every writable file and changes nothing" {
-	run make_hostile
-	[ "$status" -eq 0 ]
+	run -0 make_hostile
 	nr_inputs=$output
 	[ "$nr_inputs" -ge 19 ]
 	files=$(writable_files)
@@ -96,6 +95,7 @@ writable_files() {
 	grep -q smo_node/smo_test/move <<<"$files"
 	grep -q smo_node/smo_test/balance <<<"$files"
 	grep -q smo_bench/callfn <<<"$files"
+	grep -q smo_template/control <<<"$files"
 	before=$(vm_run "cat /sys/kernel/debug/smo/stats $SLABS/smo_test/objects; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
 	# One write(2) of the whole input per file (dd bs > input size)
 	run vm_run "tried=0 bad=0
@@ -122,16 +122,39 @@ LIST
 	[ "$tried" -eq "$((nr_inputs * nr_files))" ]
 	after=$(vm_run "cat /sys/kernel/debug/smo/stats $SLABS/smo_test/objects; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
 	[ "$before" = "$after" ]
-	run vm_run "echo verify > $CALLFN && echo verify > /sys/kernel/debug/smox/callfn"
-	[ "$status" -eq 0 ]
+	run -0 vm_run "echo verify > $CALLFN && echo verify > /sys/kernel/debug/smox/callfn"
 	echo "# bad input: $nr_inputs hostile strings x $nr_files files = $tried writes, all EINVAL, nothing changed" >&3
+}
+
+# A command each file takes (harmless: nothing moves or changes) and the
+# file; the test writes it with a NUL and junk after it in the same write
+NUL_CASES="/sys/kernel/debug/smo/callfn verify
+/sys/kernel/debug/smox/callfn verify
+/sys/kernel/debug/smo_bench/callfn verify
+/sys/kernel/debug/smo_template/control verify
+/sys/kernel/debug/smo_node/rescan 1"
+
+@test "a valid command cut short by a NUL fails with EINVAL on every command file" {
+	local line f cmd nr=0 cases
+	mapfile -t cases <<<"$NUL_CASES"
+	for line in "${cases[@]}"; do
+		f=${line%% *} cmd=${line#* }
+		# the command alone is taken: the NUL is what the write fails on
+		run -0 vm_run "printf '$cmd' | dd of=$f bs=4096 2>&1"
+		run vm_run "printf '$cmd\\000junk' | dd of=$f bs=4096 2>&1"
+		if [ "$status" -ne 1 ] || [[ "$output" != *"Invalid argument"* ]]; then
+			echo "$f took '$cmd\\0junk' (status $status): $output"
+			return 1
+		fi
+		nr=$((nr + 1))
+	done
+	[ "$nr" -eq 5 ]
 }
 
 @test "an open without a write (zero bytes) changes nothing and reports no error" {
 	files=$(writable_files)
 	before=$(vm_run "cat /sys/kernel/debug/smo/stats; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
-	run vm_run "for f in $(tr '\n' ' ' <<<"$files"); do : > \$f || exit 1; done"
-	[ "$status" -eq 0 ]
+	run -0 vm_run "for f in $(tr '\n' ' ' <<<"$files"); do : > \$f || exit 1; done"
 	after=$(vm_run "cat /sys/kernel/debug/smo/stats; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
 	[ "$before" = "$after" ]
 }

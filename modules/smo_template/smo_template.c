@@ -24,7 +24,8 @@
  *	free-all	free every object
  *	shrink		kmem_cache_shrink(): moves objects out of sparse slabs
  *	verify		check that every object's payload survived its moves
- * A malformed command fails with -EINVAL, verify with -EBADMSG.
+ * A malformed command (a NUL inside the write included) fails with -EINVAL,
+ * verify with -EBADMSG.
  *
  * Locking: tmpl_lock protects the list, the index and the counters.
  * tmpl_isolate() takes it and tmpl_migrate() releases it, so nothing may
@@ -314,6 +315,9 @@ static ssize_t tmpl_control_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
+	/* A NUL inside the write would cut the command short, not end it */
+	if (strlen(buf) != len)
+		return -EINVAL;
 	err = tmpl_command(strim(buf));
 	return err ?: len;
 }
