@@ -99,12 +99,10 @@ snapshot() {
 	vm_run "echo 1 > $SLAB/shrink"       # not movable yet: flush only
 	slabs0=$(field slabs)
 	partial0=$(field partial)
-	run vm_run "insmod /lib/modules/smo/smo_dentry.ko"
-	[ "$status" -eq 0 ]
+	run -0 vm_run "insmod /lib/modules/smo/smo_dentry.ko"
 	run vm_run "cat $SLAB/ops"
 	[[ "$output" == *"migrate : smod_migrate"* ]]
-	run vm_run "echo 1 > $SLAB/shrink"
-	[ "$status" -eq 0 ]
+	run -0 vm_run "echo 1 > $SLAB/shrink"
 	slabs1=$(field slabs)
 	partial1=$(field partial)
 	echo "dentry slabs $slabs0 -> $slabs1, partial $partial0 -> $partial1"
@@ -116,13 +114,10 @@ snapshot() {
 }
 
 @test "nothing in use disappears: paths, mounts, listings and open files" {
-	run fragment
-	[ "$status" -eq 0 ]
-	run vm_run "insmod /lib/modules/smo/smo_dentry.ko"
-	[ "$status" -eq 0 ]
+	run -0 fragment
+	run -0 vm_run "insmod /lib/modules/smo/smo_dentry.ko"
 	before=$(snapshot)
-	run vm_run "echo 1 > $SLAB/shrink && echo 1 > $SLAB/shrink"
-	[ "$status" -eq 0 ]
+	run -0 vm_run "echo 1 > $SLAB/shrink && echo 1 > $SLAB/shrink"
 	[ "$(stat_of evicted)" -gt 0 ]
 	after=$(snapshot)
 	[ "$before" = "$after" ]
@@ -131,8 +126,7 @@ snapshot() {
 	run vm_run "cat $MNT/keep/f7 $MNT/keep/f299"
 	[ "$output" = "$(printf 'keep/f7\nkeep/f299')" ]
 	# the files the background process holds open are still open and readable
-	run vm_run "pid=\$(pidof tail); ls /proc/\$pid/fd | wc -l; cat /proc/\$pid/fd/3 > /dev/null"
-	[ "$status" -eq 0 ]
+	run -0 vm_run "pid=\$(pidof tail); ls /proc/\$pid/fd | wc -l; cat /proc/\$pid/fd/3 > /dev/null"
 	[ "${lines[0]}" -ge 300 ]
 	run vm_run "ls $MNT/d | wc -l"
 	[ "$output" -eq $((FRAG_DIRS / 4)) ]
@@ -284,8 +278,7 @@ snapshot() {
 # grep -c dentry" this test used to check was always >= 1.)
 @test "tmpfs files survive shrinks of the movable dentry cache" {
 	run -0 vm_run "mkdir -p /tmp/tt && for i in \$(seq 50); do echo \$i > /tmp/tt/f\$i; done"
-	run vm_run "insmod /lib/modules/smo/smo_dentry.ko && echo 1 > $SLAB/shrink && echo 1 > $SLAB/shrink"
-	[ "$status" -eq 0 ]
+	run -0 vm_run "insmod /lib/modules/smo/smo_dentry.ko && echo 1 > $SLAB/shrink && echo 1 > $SLAB/shrink"
 	run -0 vm_run "cat /tmp/tt/f50; ls /tmp/tt | wc -l; ls /sys/kernel/debug/smo_dentry"
 	[ "${lines[0]}" -eq 50 ]
 	[ "${lines[1]}" -eq 50 ]

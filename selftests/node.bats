@@ -8,10 +8,9 @@
 
 load lib/vm
 load lib/census
+load lib/smo_test
 
-SLABS=/sys/kernel/slab
 CTL=/sys/kernel/debug/smo_node
-SMO=/sys/kernel/debug/smo/callfn
 SMOX=/sys/kernel/debug/smox/callfn
 
 setup_file() {
@@ -23,20 +22,13 @@ teardown_file() {
 }
 
 setup() {
-	run vm_run "insmod /lib/modules/smo/smo_test.ko &&
-		insmod /lib/modules/smo/smo_xarray.ko &&
-		insmod /lib/modules/smo/smo_node.ko"
-	[ "$status" -eq 0 ] || {
-		echo "insmod failed: $output"
-		return 1
-	}
+	vm_setup_module smo_test smo_xarray smo_node
 }
 
 teardown() {
 	census_teardown smo_bench smo_node smo_xarray smo_test
 }
 
-smo() { vm_run "echo '$*' > $SMO"; }
 smox() { vm_run "echo '$*' > $SMOX"; }
 
 # on_node CACHE NODE: slabs of CACHE on NODE
@@ -47,30 +39,18 @@ ctl() {
 	vm_run "echo '$3' > $CTL/$1/$2"
 }
 
-# Live smo_test objects KFENCE allocated: no slab holds them, so no move
-# moves them (0 unless the kernel has KFENCE)
-kfence_objs() {
-	vm_run "cat /sys/kernel/debug/smo/stats" | awk '$1 == "kfence" { print $2 }'
-}
-
-moved_of() {
-	vm_run "cat $CTL/$1/$2" | awk '{ for (i = 1; i < NF; i++) if ($i == "moved") print $(i + 1) }'
-}
-
 @test "move N1 empties node 0 of smo_test, full slabs included, and back" {
-	run smo "alloc 5000 0"
-	[ "$status" -eq 0 ]
-	run -0 smo enable
+	run -0 callfn "alloc 5000 0"
+	run -0 callfn enable
 	[ "$(on_node smo_test 0)" -gt 0 ]
 	[ "$(on_node smo_test 1)" -eq 0 ]
 
-	run ctl smo_test move N1
-	[ "$status" -eq 0 ]
+	run -0 ctl smo_test move N1
 	[ "$(on_node smo_test 0)" -eq 0 ]
 	[ "$(on_node smo_test 1)" -gt 0 ]
 	# KFENCE objects stay; a replacement may come from KFENCE too (moved)
-	k=$(kfence_objs)
-	moved=$(moved_of smo_test move)
+	k=$(stat_of kfence)
+	moved=$(node_result move moved)
 	echo "moved $moved, $k objects from KFENCE"
 	# two commands, not "[ a ] && [ b ]": errexit ignores a failing
 	# command that is not the last of an && list
@@ -78,67 +58,55 @@ moved_of() {
 	[ "$moved" -ge $((5000 - k)) ]
 	run vm_run "cat $CTL/smo_test/move"
 	[[ "$output" == "move 0 moved $moved left 0" ]]
-	run smo verify
-	[ "$status" -eq 0 ]
+	run -0 callfn verify
 
-	run ctl smo_test move " n0 "
-	[ "$status" -eq 0 ]
+	run -0 ctl smo_test move " n0 "
 	[ "$(on_node smo_test 1)" -eq 0 ]
 	[ "$(on_node smo_test 0)" -gt 0 ]
-	run smo verify
-	[ "$status" -eq 0 ]
+	run -0 callfn verify
 }
 
 @test "move N1 N0 moves only node 1's objects" {
-	run -0 smo "alloc 3000 0"
-	run -0 smo "alloc 2000 1"
-	run -0 smo enable
+	run -0 callfn "alloc 3000 0"
+	run -0 callfn "alloc 2000 1"
+	run -0 callfn enable
 	[ "$(on_node smo_test 1)" -gt 0 ]
-	run ctl smo_test move "N1 N0"
-	[ "$status" -eq 0 ]
+	run -0 ctl smo_test move "N1 N0"
 	[ "$(on_node smo_test 1)" -eq 0 ]
-	moved=$(moved_of smo_test move)
+	moved=$(node_result move moved)
 	[ "$moved" -le 2000 ]
-	[ "$moved" -ge $((2000 - $(kfence_objs))) ]
-	run smo verify
-	[ "$status" -eq 0 ]
+	[ "$moved" -ge $((2000 - $(stat_of kfence))) ]
+	run -0 callfn verify
 }
 
 @test "balance after piling everything on one node evens the slab counts" {
-	run -0 smo "alloc 20000 0"
-	run -0 smo "punch 3"
-	run -0 smo enable
+	run -0 callfn "alloc 20000 0"
+	run -0 callfn "punch 3"
+	run -0 callfn enable
 	[ "$(on_node smo_test 1)" -eq 0 ]
-	run ctl smo_test balance 1
-	[ "$status" -eq 0 ]
+	run -0 ctl smo_test balance 1
 	a=$(on_node smo_test 0)
 	b=$(on_node smo_test 1)
 	echo "slabs per node after balance: N0=$a N1=$b"
 	[ "$b" -gt 0 ]
 	[ $(( a > b ? a - b : b - a )) -le 1 ]
-	run smo verify
-	[ "$status" -eq 0 ]
+	run -0 callfn verify
 	run vm_run "cat $CTL/smo_test/balance"
 	[[ "$output" == "balance 0 moved "* ]]
 }
 
 @test "the XArray caches move to node 1 and balance too" {
-	run smox "populate 30000"
-	[ "$status" -eq 0 ]
+	run -0 smox "populate 30000"
 	run -0 smox "punch 100"
-	run ctl smox_test move N0
-	[ "$status" -eq 0 ]
+	run -0 ctl smox_test move N0
 	vm_run "echo barrier > $SMOX; echo 1 > $SLABS/smox_test/shrink"
 	[ "$(on_node smox_test 0)" -gt 0 ]
-	run ctl smox_test move N1
-	[ "$status" -eq 0 ]
-	run ctl radix_tree_node_movable move N1
-	[ "$status" -eq 0 ]
+	run -0 ctl smox_test move N1
+	run -0 ctl radix_tree_node_movable move N1
 	# moved objects and nodes are freed after RCU; a shrink then frees the slabs
 	vm_run "echo barrier > $SMOX; echo 1 > $SLABS/smox_test/shrink; echo 1 > $SLABS/radix_tree_node_movable/shrink"
 	[ "$(on_node smox_test 0)" -eq 0 ]
-	run smox verify
-	[ "$status" -eq 0 ]
+	run -0 smox verify
 	for c in radix_tree_node_movable smox_test; do
 		run ctl $c balance 1
 		[ "$status" -eq 0 ] || {
@@ -151,8 +119,7 @@ moved_of() {
 	b=$(on_node smox_test 1)
 	echo "smox_test slabs per node: N0=$a N1=$b"
 	[ $(( a > b ? a - b : b - a )) -le 1 ]
-	run smox verify
-	[ "$status" -eq 0 ]
+	run -0 smox verify
 }
 
 # Every pass must leave alone what is not movable: smo_bench_fix is
@@ -166,16 +133,16 @@ moved_of() {
 @test "every pass leaves the caches that are not movable untouched" {
 	run -0 vm_run "insmod /lib/modules/smo/smo_bench.ko && echo 1 > $CTL/rescan"
 	run -0 vm_run "echo 'frag 20000 4' > /sys/kernel/debug/smo_bench/callfn"
-	run -0 smo "alloc 5000 0"
-	run -0 smo "punch 4"
-	run -0 smo enable
+	run -0 callfn "alloc 5000 0"
+	run -0 callfn "punch 4"
+	run -0 callfn enable
 	run -0 smox "populate 5000"
 	run -0 smox "punch 4"
 	fix="$SLABS/smo_bench_fix"
 	run -0 vm_run "cat $fix/slabs $fix/partial $fix/objects"
 	before=$output
 	run -0 vm_run "for c in \$(grep -l '^migrate' $SLABS/*/ops | sed 's|/ops||'); do echo 1 > \$c/shrink; done
-		echo 'defrag -1' > $SMO && echo 'defrag 0' > $SMO"
+		echo 'defrag -1' > $CALLFN && echo 'defrag 0' > $CALLFN"
 	run -0 ctl smo_bench_mov move N1
 	# the movable twin did move
 	run -0 vm_run "cat $CTL/smo_bench_mov/move"
@@ -197,8 +164,8 @@ moved_of() {
 }
 
 @test "bad input fails with the documented errno and changes nothing" {
-	run -0 smo "alloc 500 0"
-	run -0 smo enable
+	run -0 callfn "alloc 500 0"
+	run -0 callfn enable
 	before=$(on_node smo_test 0)
 	for v in N2 N-1 N "0 1 2" abc "" "   " "N0 N1 N1" "N0N1" "N+1" "N0 N0" \
 		 "N18446744073709551616" "1"; do
@@ -214,24 +181,20 @@ moved_of() {
 	run vm_run "head -c 4096 /dev/zero | tr '\\0' N > $CTL/smo_test/move"
 	[[ "$output" == *"Invalid argument"* ]]
 	[ "$(on_node smo_test 0)" -eq "$before" ]
-	run smo verify
-	[ "$status" -eq 0 ]
+	run -0 callfn verify
 }
 
 @test "a cache that is not movable gives EOPNOTSUPP, a destroyed one ENOENT" {
 	run ctl kmalloc-64 move N1
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"not supported"* ]]
-	run vm_run "rmmod smo_xarray"
-	[ "$status" -eq 0 ]
+	run -0 vm_run "rmmod smo_xarray"
 	run ctl smox_test move N1
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"No such file or directory"* ]]
 	# a cache created later shows up after a rescan
-	run vm_run "insmod /lib/modules/smo/smo_xarray.ko && echo 1 > $CTL/rescan && echo 'populate 100' > $SMOX"
-	[ "$status" -eq 0 ]
-	run ctl smox_test move N1
-	[ "$status" -eq 0 ]
+	run -0 vm_run "insmod /lib/modules/smo/smo_xarray.ko && echo 1 > $CTL/rescan && echo 'populate 100' > $SMOX"
+	run -0 ctl smox_test move N1
 }
 
 @test "the control files are root-only" {

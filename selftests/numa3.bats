@@ -10,10 +10,9 @@
 
 load lib/vm
 load lib/census
+load lib/smo_test
 
-SLABS=/sys/kernel/slab
 CTL=/sys/kernel/debug/smo_node
-SMO=/sys/kernel/debug/smo/callfn
 FILL=/mnt/fill
 NODE2_MB=192
 # a move of 100000 objects under TCG
@@ -29,11 +28,7 @@ teardown_file() {
 }
 
 setup() {
-	run vm_run "insmod /lib/modules/smo/smo_test.ko && insmod /lib/modules/smo/smo_node.ko"
-	[ "$status" -eq 0 ] || {
-		echo "insmod failed: $output"
-		return 1
-	}
+	vm_setup_module smo_test smo_node
 }
 
 teardown() {
@@ -41,7 +36,6 @@ teardown() {
 	census_teardown smo_node smo_test
 }
 
-smo() { vm_run "echo '$*' > $SMO"; }
 
 # on_node NODE: slabs of smo_test on NODE
 on_node() { vm_slabs_on_node smo_test "$1"; }
@@ -49,10 +43,6 @@ on_node() { vm_slabs_on_node smo_test "$1"; }
 # node_free_kb NODE: MemFree of NODE
 node_free_kb() {
 	vm_run "cat /sys/devices/system/node/node$1/meminfo" | awk '$3 == "MemFree:" { print $4 }'
-}
-
-field_of() { # FILE KEY: the value after KEY in smo_node's one-line result
-	vm_run "cat $CTL/smo_test/$1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
 }
 
 @test "the guest has three nodes with memory, node 2 without CPU" {
@@ -63,9 +53,9 @@ field_of() { # FILE KEY: the value after KEY in smo_node's one-line result
 }
 
 @test "move N2 takes objects of nodes 0 and 1 to the memory-only node, and back" {
-	run -0 smo "alloc 3000 0"
-	run -0 smo "alloc 3000 1"
-	run -0 smo enable
+	run -0 callfn "alloc 3000 0"
+	run -0 callfn "alloc 3000 1"
+	run -0 callfn enable
 	[ "$(on_node 0)" -gt 0 ]
 	[ "$(on_node 1)" -gt 0 ]
 	[ "$(on_node 2)" -eq 0 ]
@@ -74,19 +64,19 @@ field_of() { # FILE KEY: the value after KEY in smo_node's one-line result
 	[ "$(on_node 0)" -eq 0 ]
 	[ "$(on_node 1)" -eq 0 ]
 	[ "$(on_node 2)" -gt 0 ]
-	[ "$(field_of move left)" -eq 0 ]
-	run -0 smo verify
+	[ "$(node_result move left)" -eq 0 ]
+	run -0 callfn verify
 	run -0 vm_run "echo 'N2 N0' > $CTL/smo_test/move"
 	[ "$(on_node 2)" -eq 0 ]
 	[ "$(on_node 0)" -gt 0 ]
 	[ "$(on_node 1)" -eq 0 ]
-	run -0 smo verify
+	run -0 callfn verify
 }
 
 @test "balance spreads a cache piled on one node over three nodes" {
-	run -0 smo "alloc 20000 0"
-	run -0 smo "punch 3"
-	run -0 smo enable
+	run -0 callfn "alloc 20000 0"
+	run -0 callfn "punch 3"
+	run -0 callfn enable
 	run -0 vm_run "echo 1 > $CTL/smo_test/balance"
 	a=$(on_node 0) b=$(on_node 1) c=$(on_node 2)
 	echo "slabs per node after balance: N0=$a N1=$b N2=$c"
@@ -97,7 +87,7 @@ field_of() { # FILE KEY: the value after KEY in smo_node's one-line result
 	done
 	[ "$min" -gt 0 ]
 	[ $((max - min)) -le 1 ]
-	run -0 smo verify
+	run -0 callfn verify
 	run -0 vm_run "cat $CTL/smo_test/balance"
 	[[ "$output" == "balance 0 moved "* ]]
 }
@@ -122,21 +112,21 @@ field_of() { # FILE KEY: the value after KEY in smo_node's one-line result
 	full=$(node_free_kb 2)
 	echo "node 2 MemFree: $free kB before the fill, $full kB after"
 	[ "$full" -lt 20480 ]
-	run -0 smo "alloc 300000 0"
-	run -0 smo enable
+	run -0 callfn "alloc 300000 0"
+	run -0 callfn enable
 	before0=$(on_node 0)
 	run vm_run "echo N2 > $CTL/smo_test/move; echo \"status \$?\"; cat $CTL/smo_test/move"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	result=$output
-	moved=$(field_of move moved)
-	left=$(field_of move left)
+	moved=$(node_result move moved)
+	left=$(node_result move left)
 	n0=$(on_node 0) n1=$(on_node 1) n2=$(on_node 2)
 	echo "full node 2: moved $moved left $left; slabs N0 $before0 -> $n0, N1=$n1 N2=$n2"
 	echo "# full target node: moved $moved left $left, slabs N0 $before0 -> $n0 N1 $n1 N2 $n2" >&3
 	[[ "$result" == *"status 1"* ]]
 	[[ "$result" == *"move -28 moved "* ]]
-	run -0 smo verify
+	run -0 callfn verify
 	[ "$left" -gt 0 ]
 	# what stayed did not spread over fresh slabs
 	[ "$((n0 + n1))" -le "$before0" ]
@@ -149,7 +139,7 @@ field_of() { # FILE KEY: the value after KEY in smo_node's one-line result
 	[ "$(on_node 0)" -eq 0 ]
 	[ "$(on_node 1)" -eq 0 ]
 	[ "$(on_node 2)" -gt 0 ]
-	run -0 smo verify
+	run -0 callfn verify
 }
 
 @test "kmemleak finds no leak after this file's tests" {

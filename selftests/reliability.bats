@@ -103,19 +103,15 @@ stress_with_moves() {
 
 # 10000 objects on node 0, mobility on, one in 10 kept
 fragment_node0() {
-	run callfn "alloc 10000 0"
-	[ "$status" -eq 0 ]
-	run callfn enable
-	[ "$status" -eq 0 ]
-	run callfn "punch 10"
-	[ "$status" -eq 0 ]
+	run -0 callfn "alloc 10000 0"
+	run -0 callfn enable
+	run -0 callfn "punch 10"
 	[ "$(stat_of objects)" -eq 1000 ]
 }
 
 @test "stress: workers allocate, free and verify while shrink and defrag loop; nothing lost" {
 	vm_run "echo 60 > $SLAB/defrag_used_ratio"
-	run callfn "alloc 3000"
-	[ "$status" -eq 0 ]
+	run -0 callfn "alloc 3000"
 	VM_TIMEOUT=$((STRESS_SECS + 300)) run callfn "stress $STRESS_SECS 2"
 	echo "stress: $output"
 	[ "$status" -eq 0 ]
@@ -126,10 +122,8 @@ fragment_node0() {
 	[ "${STRESS[defrags]}" -gt 0 ]
 	echo "# stress: ${STRESS[secs]} s, ${STRESS[threads]} workers: ops=${STRESS[ops]} verified=${STRESS[verified]} moved=${STRESS[moved]} shrinks=${STRESS[shrinks]} defrags=${STRESS[defrags]} lost=${STRESS[lost]} corrupt=${STRESS[corrupt]}" >&3
 	# The survivors are intact and the allocator agrees on their number
-	run callfn verify
-	[ "$status" -eq 0 ]
-	run callfn shrink
-	[ "$status" -eq 0 ]
+	run -0 callfn verify
+	run -0 callfn shrink
 	live=$(stat_of objects)
 	kfence=$(stat_of kfence)
 	sysfs=$(attr objects)
@@ -142,20 +136,16 @@ fragment_node0() {
 @test "stress while node moves and balancing take partial and full slabs; nothing lost" {
 	# Frees race with the node move taking a full slab: with slub_debug
 	# that happens under the list_lock (the full list for SLAB_STORE_USER)
-	run vm_run "insmod /lib/modules/smo/smo_node.ko"
-	[ "$status" -eq 0 ]
-	run callfn "alloc 3000"
-	[ "$status" -eq 0 ]
+	run -0 vm_run "insmod /lib/modules/smo/smo_node.ko"
+	run -0 callfn "alloc 3000"
 	# stress enables mobility too, but the first move may come before it
-	run callfn enable
-	[ "$status" -eq 0 ]
+	run -0 callfn enable
 	secs=$(( STRESS_SECS < 15 ? STRESS_SECS : 15 ))
 	stress_with_moves "$secs" balance
 	moves=$MOVES
 	[ "${STRESS[moved]}" -gt 0 ]
 	echo "# stress with node moves: $moves moves, ops=${STRESS[ops]} verified=${STRESS[verified]} moved=${STRESS[moved]} lost=${STRESS[lost]} corrupt=${STRESS[corrupt]}" >&3
-	run callfn verify
-	[ "$status" -eq 0 ]
+	run -0 callfn verify
 	validate_if_debug
 }
 
@@ -200,10 +190,8 @@ fragment_node0() {
 	fragment_node0
 	ops=$(attr objs_per_slab)
 	optimum=$(((1000 + ops - 1) / ops))
-	run callfn "failmig 50"
-	[ "$status" -eq 0 ]
-	run callfn shrink
-	[ "$status" -eq 0 ]
+	run -0 callfn "failmig 50"
+	run -0 callfn shrink
 	injected=$(stat_of faults_injected)
 	moved=$(stat_of moved)
 	failed=$(stat_of migrate_failed)
@@ -211,8 +199,7 @@ fragment_node0() {
 	[ "$injected" -gt 100 ]
 	[ "$failed" -ge "$injected" ]
 	[ "$moved" -gt 100 ]
-	run callfn verify
-	[ "$status" -eq 0 ]
+	run -0 callfn verify
 	[ "$(stat_of objects)" -eq 1000 ]
 	# the slabs whose objects could not all move are back on the partial list
 	partial=$(node_field partial 0)
@@ -220,12 +207,9 @@ fragment_node0() {
 	echo "after the failing shrink: $slabs slabs, $partial partial, optimum $optimum"
 	[ "$partial" -gt 1 ]
 	[ "$slabs" -gt $((optimum + 1)) ]
-	run callfn "failmig 0"
-	[ "$status" -eq 0 ]
-	run callfn shrink
-	[ "$status" -eq 0 ]
-	run callfn verify
-	[ "$status" -eq 0 ]
+	run -0 callfn "failmig 0"
+	run -0 callfn shrink
+	run -0 callfn verify
 	slabs=$(node_field slabs 0)
 	echo "after a clean shrink: $slabs slabs"
 	[ "$slabs" -le $((optimum + 1)) ]
@@ -250,29 +234,24 @@ fragment_node0() {
 	echo "failslab: $failed failed, $moved moved"
 	[ "$failed" -gt 100 ]
 	[ "$moved" -gt 100 ]
-	run callfn verify
-	[ "$status" -eq 0 ]
+	run -0 callfn verify
 	[ "$(stat_of objects)" -eq 1000 ]
 	[ "$(node_field partial 0)" -gt 1 ]
-	run vm_run "echo 0 > $SLAB/failslab && echo shrink > $CALLFN && echo verify > $CALLFN"
-	[ "$status" -eq 0 ]
+	run -0 vm_run "echo 0 > $SLAB/failslab && echo shrink > $CALLFN && echo verify > $CALLFN"
 	[ "$(node_field slabs 0)" -le $((optimum + 1)) ]
 	validate_if_debug
 	echo "# fault injection (failslab): $failed allocations failed in migrate(), 0 lost" >&3
 }
 
 @test "enabling mobility twice is a no-op; a cache without constructor is refused and unchanged" {
-	run callfn enable
-	[ "$status" -eq 0 ]
-	run callfn enable
-	[ "$status" -eq 0 ]
+	run -0 callfn enable
+	run -0 callfn enable
 	run vm_run "grep -c '^migrate : smo_migrate' $SLAB/ops"
 	[ "$output" = 1 ]
 	run callfn noctor
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"Invalid argument"* ]]
-	run vm_run "cat $SLABS/smo_test_noctor/ops"
-	[ "$status" -eq 0 ]
+	run -0 vm_run "cat $SLABS/smo_test_noctor/ops"
 	[[ "$output" != *isolate* && "$output" != *migrate* ]]
 	run callfn noctor
 	[ "$status" -ne 0 ]

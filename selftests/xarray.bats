@@ -71,10 +71,8 @@ shrink() {
 # radix_tree_node_movable as well.
 fragment() {
 	local keep=${1:-16}
-	run callfn "populate 20000"
-	[ "$status" -eq 0 ]
-	run callfn "punch $keep"
-	[ "$status" -eq 0 ]
+	run -0 callfn "populate 20000"
+	run -0 callfn "punch $keep"
 	[ "$(stat_of objects)" -eq $(( (20000 + keep - 1) / keep )) ]
 }
 
@@ -85,8 +83,7 @@ fragment() {
 	[[ "$output" != *migrate* ]]
 	run vm_run "cat $SLABS/smox_test/ops"
 	[[ "$output" == *"migrate : smox_migrate"* ]]
-	run vm_run "slabinfo radix_tree_node_movable --report"
-	[ "$status" -eq 0 ]
+	run -0 vm_run "slabinfo radix_tree_node_movable --report"
 	[[ "$output" == *"** Defragmentation at 30%"* ]]
 }
 
@@ -94,10 +91,8 @@ fragment() {
 	fragment 200
 	before_obj=$(field smox_test slabs)
 	before_node=$(field radix_tree_node_movable slabs)
-	run shrink smox_test
-	[ "$status" -eq 0 ]
-	run shrink radix_tree_node_movable
-	[ "$status" -eq 0 ]
+	run -0 shrink smox_test
+	run -0 shrink radix_tree_node_movable
 	echo "smox_test slabs $before_obj -> $(field smox_test slabs)," \
 	     "radix_tree_node_movable slabs $before_node -> $(field radix_tree_node_movable slabs)"
 	for c in smox_test radix_tree_node_movable; do
@@ -109,27 +104,22 @@ fragment() {
 	[ "$(field smox_test slabs)" -lt "$before_obj" ]
 	[ "$(field radix_tree_node_movable slabs)" -lt "$before_node" ]
 	[ "$(stat_of moved)" -gt 0 ]
-	run callfn verify
-	[ "$status" -eq 0 ]
+	run -0 callfn verify
 }
 
 @test "an RCU reader walking the array across repeated shrinks sees no corruption" {
 	fragment
-	run callfn "reader start"
-	[ "$status" -eq 0 ]
+	run -0 callfn "reader start"
 	for i in 1 2 3 4 5; do
 		run -0 callfn "populate 2000"
 		run -0 callfn "punch 3"
-		run vm_run "echo 1 > $SLABS/smox_test/shrink; echo 1 > $SLABS/radix_tree_node_movable/shrink"
-		[ "$status" -eq 0 ]
+		run -0 vm_run "echo 1 > $SLABS/smox_test/shrink; echo 1 > $SLABS/radix_tree_node_movable/shrink"
 	done
-	run callfn "reader stop"
-	[ "$status" -eq 0 ]
+	run -0 callfn "reader stop"
 	[ "$(stat_of reader_passes)" -gt 0 ]
 	[ "$(stat_of reader_errors)" -eq 0 ]
 	[ "$(stat_of moved)" -gt 0 ]
-	run callfn verify
-	[ "$status" -eq 0 ]
+	run -0 callfn verify
 }
 
 # slabtop and monitoring watch radix_tree_node for the page cache's nodes:
@@ -158,8 +148,7 @@ fragment() {
 	run -0 callfn barrier
 	mov0=$(field radix_tree_node_movable objects)
 	fix0=$(settled radix_tree_node)
-	run callfn "idr_populate 20000"
-	[ "$status" -eq 0 ]
+	run -0 callfn "idr_populate 20000"
 	# the IDR's nodes come from the fixed cache (20000 ids take about
 	# 20000 / 64 leaves; other users free nodes of it meanwhile, so half
 	# of that is asked), none from the movable one: otherwise the test
@@ -169,14 +158,11 @@ fragment() {
 	echo "radix_tree_node_movable $mov0 -> $mov1, radix_tree_node $fix0 -> $fix1"
 	[ "$mov1" -eq "$mov0" ]
 	[ "$((fix1 - fix0))" -ge $((20000 / 64 / 2)) ]
-	run callfn "idr_punch 10"
-	[ "$status" -eq 0 ]
+	run -0 callfn "idr_punch 10"
 	fragment 200
 	fixed_before=$(settled radix_tree_node)
-	run shrink radix_tree_node_movable
-	[ "$status" -eq 0 ]
-	run callfn idr_verify
-	[ "$status" -eq 0 ]
+	run -0 shrink radix_tree_node_movable
+	run -0 callfn idr_verify
 	[ "$(stat_of idr_ids)" -eq 2000 ]
 	# no node of the IDR was moved: the shrink allocated nothing in its
 	# cache (objects, counted settled; the guest's own page cache may add
@@ -184,18 +170,15 @@ fragment() {
 	fixed_after=$(settled radix_tree_node)
 	echo "radix_tree_node objects around the shrink: $fixed_before -> $fixed_after"
 	[ "$fixed_after" -le $((fixed_before + 16)) ]
-	run callfn verify
-	[ "$status" -eq 0 ]
+	run -0 callfn verify
 }
 
 @test "kmem_defrag_slabs and slabinfo -s reach smox_test" {
 	fragment
 	before=$(field smox_test slabs)
-	run vm_run "slabinfo smox_test -s && echo barrier > $CALLFN && slabinfo smox_test -s"
-	[ "$status" -eq 0 ]
+	run -0 vm_run "slabinfo smox_test -s && echo barrier > $CALLFN && slabinfo smox_test -s"
 	[ "$(field smox_test slabs)" -lt "$before" ]
-	run callfn verify
-	[ "$status" -eq 0 ]
+	run -0 callfn verify
 }
 
 @test "load and unload with live objects 20 times returns to the baseline" {

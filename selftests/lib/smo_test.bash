@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
 # selftests/lib/smo_test.bash - helpers for bats files that drive the
 # smo_test module (load after lib/vm):
 #
@@ -8,6 +9,9 @@
 #   attr NAME         first field of /sys/kernel/slab/smo_test/NAME
 #   node_field NAME NODE  the N<NODE>= value of a per-node slab attribute
 #                     (0 if absent)
+#   node_result FILE KEY  the number after KEY in smo_node's one-line
+#                     result in smo_test's FILE (move, balance), e.g.
+#                     "move 0 moved 5000 left 0"; empty if KEY is absent
 
 SLABS=/sys/kernel/slab
 SLAB=$SLABS/smo_test
@@ -35,4 +39,9 @@ node_field() {
 	local out
 	out=$(vm_run "cat $SLAB/$1") || return 1
 	vm_node_value "$2" "$out"
+}
+
+node_result() {
+	vm_run "cat $NODE_CTL/$1" |
+		awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
 }

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
 # selftests/lib/vm.bash - bats helpers that run tests inside the smo QEMU guest.
 #
 # Load from every .bats file (it also loads bats-support and bats-assert):
@@ -38,8 +39,13 @@
 #   vm_rounds N   N, or a fifth of it on the debug flavor's CI run, for
 #                 repetition loops; vm_debug_full_only [WHY] skips a test
 #                 there (make check-debug-full runs everything).
-#   vm_setup_module NAME      for setup(): vm_insmod NAME; on failure print
-#                 insmod's output and fail the test.
+#   vm_kfence_off  stop KFENCE from taking allocations for the rest of
+#                 this guest's life (sample_interval 0): for files whose
+#                 tests count objects per slab exactly (a KFENCE object sits
+#                 in no slab).  A no-op without KFENCE; fails if the write
+#                 fails.
+#   vm_setup_module NAME...   for setup(): vm_insmod each NAME in order; on
+#                 a failure print insmod's output and fail the test.
 #   vm_teardown_module NAME...  for teardown(): vm_slub_validate, rmmod
 #                 each NAME that is loaded (in order, in one guest command;
 #                 a failing rmmod fails the test), then vm_teardown_test.
@@ -303,12 +309,20 @@ vm_slabs_on_node() {
 	vm_node_value "${2:?vm_slabs_on_node CACHE NODE}" "$out"
 }
 
+vm_kfence_off() {
+	vm_run 'p=/sys/module/kfence/parameters/sample_interval
+		[ ! -e $p ] || echo 0 > $p'
+}
+
 vm_setup_module() {
-	local out
-	out="$(vm_insmod "${1:?vm_setup_module NAME}")" || {
-		echo "insmod $1 failed: $out"
-		return 1
-	}
+	local out name
+	: "${1:?vm_setup_module NAME...}"
+	for name in "$@"; do
+		out="$(vm_insmod "$name")" || {
+			echo "insmod $name failed: $out"
+			return 1
+		}
+	done
 }
 
 vm_teardown_module() {
