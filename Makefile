@@ -43,38 +43,30 @@ modules: kernel ## build every module under modules/ against the guest kernel
 initramfs: modules ## build the guest initramfs (busybox, kmod, modules, agent)
 	vm/build-initramfs >/dev/null
 
-build: initramfs ## kernel + modules + initramfs
+build: ## kernel + modules + initramfs (vm/build, the one builder; prints the kernel's key)
+	vm/build
 
 vm: build ## boot an interactive guest shell on this terminal (Ctrl-A X quits)
 	vm/boot --interactive
 
 check: ## install what is missing, build, run all selftests twice (plain and slub_debug=FZPU)
 	vm/install-deps
-	export SMO_KERNEL_KEY=$$(vm/prepare-tree --print-key) && \
-		$(MAKE) --no-print-directory build && vm/check
+	vm/check
 
 check-debug-full: ## every selftest on the debug kernel (make check FLAVOR=debug runs the object-moving subset; not in CI: ~60 min)
 	SMO_DEBUG_FULL=1 $(MAKE) --no-print-directory check FLAVOR=debug SMO_FLAVOR=debug
 
 check-kcsan: ## KCSAN flavor with full preemption: smo_test, node and reliability suites (not in CI: ~15 min build, ~30 min run)
 	vm/install-deps
-	$(MAKE) --no-print-directory build FLAVOR=kcsan SMO_FLAVOR=kcsan
 	SMO_FLAVOR=kcsan vm/check selftests/smo_test.bats selftests/node.bats selftests/reliability.bats
 
-check-one: build ## run one bats file once: make check-one FILE=selftests/x.bats
+check-one: ## run one bats file once: make check-one FILE=selftests/x.bats
 	@test -n "$(FILE)" || { echo "usage: make check-one FILE=selftests/x.bats" >&2; exit 2; }
 	vm/check --once $(FILE)
 
 demo: ## install what is missing, build, boot a guest and run the demo (bench/demo)
 	vm/install-deps
-	@export SMO_KERNEL_KEY=$$(vm/prepare-tree --print-key) && \
-	$(MAKE) --no-print-directory build && \
-	if [ -x bench/demo ]; then \
-		vm/with-vm bench/demo; \
-	else \
-		echo "bench/demo does not exist yet; booting the guest to show its slab caches"; \
-		vm/with-vm vm/run 'uname -r; cat /sys/devices/system/node/online; slabinfo | head -n 15'; \
-	fi
+	vm/with-vm bench/demo
 
 checkpatch: kernel ## scripts/checkpatch.pl --strict on every patch and module source (named exceptions only)
 	vm/checkpatch
@@ -85,24 +77,23 @@ dist: ## the two DKMS source tarballs, smo and smo-tests ($(SMO_CACHE)/dist/*-VE
 dkms-check: kernel ## DKMS builds, skips an unpatched 6.12, installs; a guest modprobes the installed modules and runs the template tests
 	vm/dkms-check
 
-bench: build ## what SMO buys and costs, as ratios in one boot: table, bench/out/results.json, bench/out/bench.png
-	bench/run
+bench: ## what SMO buys and costs, as ratios in one boot: table, bench/out/results.json, bench/out/bench.png
+	vm/with-vm bench/run
 
 bench-seed-cmpxchg: ## hotpath rows on a kernel whose movable caches lose the double-word cmpxchg, as in the 2019 RFC (builds that flavor)
-	$(MAKE) --no-print-directory build FLAVOR=seed-cmpxchg SMO_FLAVOR=seed-cmpxchg
-	SMO_FLAVOR=seed-cmpxchg bench/run --only hotpath --out bench/out/seed-cmpxchg
+	SMO_FLAVOR=seed-cmpxchg vm/with-vm bench/run --only hotpath --out bench/out/seed-cmpxchg
 
 bench-system: ## smo vs mainline 6.12 on a fragmenting file workload: huge pages, slab use (builds both kernels; ~10 min warm, ~20 cold)
-	$(MAKE) --no-print-directory build FLAVOR=mainline SMO_FLAVOR=mainline
-	$(MAKE) --no-print-directory build
-	bench/system
+	SMO_MAINLINE_KEY=$$(SMO_FLAVOR=mainline vm/build) && \
+		SMO_KERNEL_KEY=$$(SMO_FLAVOR=normal vm/build) && \
+		export SMO_MAINLINE_KEY SMO_KERNEL_KEY && bench/system
 
 bench-pathwalk: ## cached path walks (stat of 16384 tmpfs paths), smo vs mainline, alternating boots: ratio >= 0.99 (not in CI: a second kernel; ~5 min warm, on a quiet host)
-	$(MAKE) --no-print-directory build FLAVOR=mainline SMO_FLAVOR=mainline
-	$(MAKE) --no-print-directory build
-	bench/pathwalk
+	SMO_MAINLINE_KEY=$$(SMO_FLAVOR=mainline vm/build) && \
+		SMO_KERNEL_KEY=$$(SMO_FLAVOR=normal vm/build) && \
+		export SMO_MAINLINE_KEY SMO_KERNEL_KEY && bench/pathwalk
 
-bench-dentry: build ## dentry slabs freed per evicted dentry: smo_dentry vs the shrinker
+bench-dentry: ## dentry slabs freed per evicted dentry: smo_dentry vs the shrinker
 	vm/with-vm bench/dentry
 
 bench-harness: ## print the harness's cold/warm/boot timings (takes ~10 min)

@@ -101,7 +101,7 @@ SMO_EOF" >"$BATS_TEST_TMPDIR/got"
 			"	vm_run 'echo warn > /sys/kernel/debug/smo/callfn' || true" \
 			'}' >"$f"
 		# the outer run's filter and state must not reach the nested bats
-		VM_NO_BUILD=1 run env -u BATS_TEST_FILTER -u BATS_RUN_TMPDIR bats "$f"
+		run env -u BATS_TEST_FILTER -u BATS_RUN_TMPDIR bats "$f"
 		echo "$td: $output"
 		[ "$status" -ne 0 ]
 		[[ "$output" == *"not ok 1 warns"* ]]

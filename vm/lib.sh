@@ -183,6 +183,19 @@ smo_run_logged() {
 	msg "$what done in $((SECONDS - start))s"
 }
 
+# smo_qemu_alive RUNDIR: true while the QEMU started for RUNDIR runs: the
+# pid in RUNDIR/qemu.pid is neither gone nor a zombie, and its command line
+# names RUNDIR's agent pipe (a recycled pid is some other process).  The
+# one liveness test of vm/boot, vm/run, vm/stop and selftests/lib/vm.bash.
+smo_qemu_alive() {
+	local dir="${1:?smo_qemu_alive RUNDIR}" pid st
+	pid="$(cat "$dir/qemu.pid" 2>/dev/null)" || return 1
+	[[ "$pid" =~ ^[0-9]+$ && -r "/proc/$pid/stat" ]] || return 1
+	st="$(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f1)"
+	[[ "$st" != Z && "$st" != X ]] || return 1
+	grep -qF "$dir/agent" "/proc/$pid/cmdline" 2>/dev/null
+}
+
 # A short id of this checkout, for what checkouts must not share (the
 # initramfs, logs)
 smo_checkout_id() { printf '%s' "$SMO_ROOT" | sha256sum | cut -c1-8; }

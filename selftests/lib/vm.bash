@@ -12,8 +12,9 @@
 #   @test "x" { run -0 vm_run 'cat /sys/kernel/slab/smo_test/objects'; }
 #
 # Functions
-#   vm_start [KERNEL_ARGS...]  build what is missing (kernel, modules/,
-#                 initramfs; skipped with VM_NO_BUILD=1), boot the guest with
+#   vm_start [KERNEL_ARGS...]  without SMO_KERNEL_KEY, build what is
+#                 missing (vm/build) and pin its key; with it (vm/check sets
+#                 it), boot that build as it is.  Boots the guest with
 #                 SMO_CMDLINE plus KERNEL_ARGS, wait for its agent.  Exports
 #                 VM_RUN_DIR.  Fails (with the console tail) if it does not boot.
 #   vm_stop       power the guest off via the agent, then kill the QEMU pid
@@ -77,7 +78,7 @@
 #   vm_console    print the path of the console log.
 #
 # Environment: SMO_CMDLINE (extra kernel args, e.g. slub_debug=FZPU),
-# VM_TIMEOUT, VM_NO_BUILD=1, VM_MODPROBE=1, SMO_INITRD (vm/boot's), VM_LOG_DIR (default $SMO_CACHE/logs/<checkout
+# SMO_KERNEL_KEY (a build to boot, see vm_start), VM_TIMEOUT, VM_MODPROBE=1, SMO_INITRD (vm/boot's), VM_LOG_DIR (default $SMO_CACHE/logs/<checkout
 # id>, as vm/check),
 # VM_LOG_PATTERNS_EXTRA (extra grep -E alternatives), VM_TIMEOUT_SCALE,
 # plus vm/boot's SMO_*.
@@ -87,10 +88,13 @@ bats_require_minimum_version 1.5.0 # run -N
 bats_load_library bats-support
 bats_load_library bats-assert
 
-VM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# vm/lib.sh is the one library of the host side: the checkout (SMO_ROOT),
+# the cache (SMO_CACHE), the splat patterns, the QEMU liveness test, the
+# log directory of this checkout
+# shellcheck source=../../vm/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../vm/lib.sh"
+VM_ROOT="$SMO_ROOT"
 export VM_ROOT
-: "${SMO_CACHE:=$HOME/.cache/smo}"
-export SMO_CACHE
 : "${VM_TIMEOUT:=60}"
 # The debug kernel (KASAN, lockdep, kmemleak, SLUB_DEBUG_ON) runs every
 # command several times slower under TCG: its timeouts stretch by this factor
@@ -135,11 +139,10 @@ vm_min_timeout() {
 	((VM_TIMEOUT >= $1)) || VM_TIMEOUT=$1
 	export VM_TIMEOUT
 }
-: "${VM_LOG_DIR:=$SMO_CACHE/logs/$(printf '%s' "$VM_ROOT" | sha256sum | cut -c1-8)}"
+: "${VM_LOG_DIR:=$(smo_log_dir)}"
 
 # the splat patterns are vm/lib.sh's (one list for tests and benchmarks)
-VM_LOG_PATTERNS="$(SMO_FLAVOR=normal bash -c '. "$1/vm/lib.sh" && printf %s "$SMO_SPLAT_PATTERNS"' _ "$VM_ROOT")"
-[[ -n "$VM_LOG_PATTERNS" ]] || { echo "vm.bash: no splat patterns from vm/lib.sh" >&2; exit 1; }
+VM_LOG_PATTERNS="$SMO_SPLAT_PATTERNS"
 
 # The run dir survives between setup_file and the tests through this file
 # (exported variables do too; the file is for helpers run in subshells).
@@ -153,35 +156,26 @@ _vm_rundir() {
 }
 
 vm_alive() {
-	local dir pid st
+	local dir
 	dir="$(_vm_rundir)"
-	[[ -n "$dir" ]] || return 1
-	pid="$(cat "$dir/qemu.pid" 2>/dev/null)" || return 1
-	[[ -n "$pid" && -r "/proc/$pid/stat" ]] || return 1
-	st="$(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f1)"
-	[[ "$st" != Z && "$st" != X ]] || return 1
-	grep -qF "$dir/agent" "/proc/$pid/cmdline" 2>/dev/null
+	[[ -n "$dir" ]] && smo_qemu_alive "$dir"
 }
 
 vm_console() { printf '%s/console.log\n' "$(_vm_rundir)"; }
 
 vm_start() {
 	local dir="${BATS_FILE_TMPDIR:?vm_start must be called from setup_file}/vm"
-	local build_log="$BATS_FILE_TMPDIR/vm-build.log" step cmdline="${SMO_CMDLINE:-} $*"
-	# Pin the kernel key for all steps of this file (and vm_restart): a patch
-	# edited meanwhile must not send later steps to another tree.
+	local build_log="$BATS_FILE_TMPDIR/vm-build.log" cmdline="${SMO_CMDLINE:-} $*"
+	# A key handed over names a finished build (vm/check's).  Without one,
+	# build here and keep the key for this file's later boots (vm_restart):
+	# a patch edited meanwhile must not send them to another tree.
 	if [[ -z "${SMO_KERNEL_KEY:-}" ]]; then
-		SMO_KERNEL_KEY="$("$VM_ROOT/vm/prepare-tree" --print-key)" || return 1
+		if ! SMO_KERNEL_KEY="$("$VM_ROOT/vm/build" 2>>"$build_log" 3>&-)"; then
+			echo "vm_start: vm/build failed; last lines of $build_log:" >&2
+			tail -n 30 "$build_log" >&2
+			return 1
+		fi
 		export SMO_KERNEL_KEY
-	fi
-	if [[ "${VM_NO_BUILD:-0}" != 1 ]]; then
-		for step in build-kernel build-modules build-initramfs; do
-			if ! "$VM_ROOT/vm/$step" >>"$build_log" 2>&1 3>&-; then
-				echo "vm_start: vm/$step failed; last lines of $build_log:" >&2
-				tail -n 30 "$build_log" >&2
-				return 1
-			fi
-		done
 	fi
 	mkdir -p "$dir"
 	printf '%s\n' "$dir" >"$(_vm_state_file)"
@@ -262,7 +256,7 @@ vm_stop() {
 
 vm_restart() {
 	vm_stop
-	VM_NO_BUILD=1 vm_start "$@"
+	vm_start "$@"
 }
 
 vm_run() {
