@@ -42,6 +42,14 @@ smo_splat_lines() {
 	grep -E "$SMO_SPLAT_PATTERNS" <<<"$1"
 }
 
+# The objects the series changes, which vm/bisect-check (plus each patch's
+# other .c files) and vm/debian-config-check build
+SMO_SERIES_OBJECTS=(mm/slub.o mm/slab_common.o lib/xarray.o lib/radix-tree.o fs/dcache.o)
+# What fails those builds (grep -E): compiler and objtool warnings
+# ("file.c:12:3: warning:", "x.o: warning:"), not make's own ("make[1]:
+# warning: jobserver unavailable")
+SMO_WARNING_RE=':[0-9]+:[0-9]+: warning:|\.o: warning:'
+
 msg()  { printf '%s: %s\n' "${SMO_PROG:-${0##*/}}" "$*" >&2; }
 die()  { msg "error: $*"; exit 1; }
 
