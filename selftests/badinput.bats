@@ -10,9 +10,9 @@
 
 load lib/vm
 
-CALLFN=/sys/kernel/debug/smo/callfn
+CALLFN=/sys/kernel/debug/smo_test/callfn
 SLABS=/sys/kernel/slab
-DEBUGFS_DIRS="/sys/kernel/debug/smo /sys/kernel/debug/smox /sys/kernel/debug/smo_node /sys/kernel/debug/smo_dentry /sys/kernel/debug/smo_bench /sys/kernel/debug/smo_template"
+DEBUGFS_DIRS="/sys/kernel/debug/smo_test /sys/kernel/debug/smo_xarray /sys/kernel/debug/smo_node /sys/kernel/debug/smo_dentry /sys/kernel/debug/smo_bench /sys/kernel/debug/smo_template"
 RATIO_CACHES="smo_test smox_test radix_tree_node_movable dentry"
 vm_min_timeout 600
 
@@ -22,7 +22,7 @@ setup_file() {
 			insmod /lib/modules/smo/\$m.ko || exit 1
 		done
 		echo 'alloc 100' > $CALLFN && echo enable > $CALLFN &&
-		echo 'populate 100' > /sys/kernel/debug/smox/callfn"
+		echo 'populate 100' > /sys/kernel/debug/smo_xarray/callfn"
 }
 
 teardown_file() {
@@ -89,14 +89,14 @@ writable_files() {
 	files=$(writable_files)
 	nr_files=$(wc -l <<<"$files")
 	[ "$nr_files" -ge 8 ]
-	grep -q smo/callfn <<<"$files"
-	grep -q smox/callfn <<<"$files"
+	grep -q smo_test/callfn <<<"$files"
+	grep -q smo_xarray/callfn <<<"$files"
 	grep -q smo_node/rescan <<<"$files"
 	grep -q smo_node/smo_test/move <<<"$files"
 	grep -q smo_node/smo_test/balance <<<"$files"
 	grep -q smo_bench/callfn <<<"$files"
 	grep -q smo_template/control <<<"$files"
-	before=$(vm_run "cat /sys/kernel/debug/smo/stats $SLABS/smo_test/objects; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
+	before=$(vm_run "cat /sys/kernel/debug/smo_test/stats $SLABS/smo_test/objects; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
 	# One write(2) of the whole input per file (dd bs > input size)
 	run vm_run "tried=0 bad=0
 		for f in \$(cat <<'LIST'
@@ -120,16 +120,16 @@ LIST
 	[ "$status" -eq 0 ]
 	tried=$(sed -n 's/^tried=\([0-9]*\) .*/\1/p' <<<"$output")
 	[ "$tried" -eq "$((nr_inputs * nr_files))" ]
-	after=$(vm_run "cat /sys/kernel/debug/smo/stats $SLABS/smo_test/objects; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
+	after=$(vm_run "cat /sys/kernel/debug/smo_test/stats $SLABS/smo_test/objects; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
 	[ "$before" = "$after" ]
-	run -0 vm_run "echo verify > $CALLFN && echo verify > /sys/kernel/debug/smox/callfn"
+	run -0 vm_run "echo verify > $CALLFN && echo verify > /sys/kernel/debug/smo_xarray/callfn"
 	echo "# bad input: $nr_inputs hostile strings x $nr_files files = $tried writes, all EINVAL, nothing changed" >&3
 }
 
 # A command each file takes (harmless: nothing moves or changes) and the
 # file; the test writes it with a NUL and junk after it in the same write
-NUL_CASES="/sys/kernel/debug/smo/callfn verify
-/sys/kernel/debug/smox/callfn verify
+NUL_CASES="/sys/kernel/debug/smo_test/callfn verify
+/sys/kernel/debug/smo_xarray/callfn verify
 /sys/kernel/debug/smo_bench/callfn verify
 /sys/kernel/debug/smo_template/control verify
 /sys/kernel/debug/smo_node/rescan 1"
@@ -153,9 +153,9 @@ NUL_CASES="/sys/kernel/debug/smo/callfn verify
 
 @test "an open without a write (zero bytes) changes nothing and reports no error" {
 	files=$(writable_files)
-	before=$(vm_run "cat /sys/kernel/debug/smo/stats; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
+	before=$(vm_run "cat /sys/kernel/debug/smo_test/stats; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
 	run -0 vm_run "for f in $(tr '\n' ' ' <<<"$files"); do : > \$f || exit 1; done"
-	after=$(vm_run "cat /sys/kernel/debug/smo/stats; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
+	after=$(vm_run "cat /sys/kernel/debug/smo_test/stats; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
 	[ "$before" = "$after" ]
 }
 

@@ -68,7 +68,7 @@ SMO_EOF" >"$BATS_TEST_TMPDIR/got"
 	run -0 vm_run "test -f /lib/modules/smo/$HARNESS_MODULE.ko"
 	run -0 vm_insmod "$HARNESS_MODULE"
 	run -0 vm_run "lsmod | grep -w ^$HARNESS_MODULE"
-	run -0 vm_run "test -e /sys/kernel/slab/$HARNESS_MODULE && test -e /sys/kernel/debug/smo/callfn"
+	run -0 vm_run "test -e /sys/kernel/slab/$HARNESS_MODULE && test -e /sys/kernel/debug/smo_test/callfn"
 	run -0 vm_rmmod "$HARNESS_MODULE"
 	run -1 vm_run "lsmod | grep -w ^$HARNESS_MODULE"
 }
@@ -77,7 +77,7 @@ SMO_EOF" >"$BATS_TEST_TMPDIR/got"
 	run -0 vm_check_log # baseline: nothing so far
 	run -0 vm_insmod "$HARNESS_MODULE"
 	# the write itself may fail (EIO); only the splat matters
-	run vm_run 'echo warn > /sys/kernel/debug/smo/callfn'
+	run vm_run 'echo warn > /sys/kernel/debug/smo_test/callfn'
 	run -1 vm_check_log
 	assert_output --partial "WARNING:"
 	run -0 vm_rmmod "$HARNESS_MODULE"
@@ -98,7 +98,7 @@ SMO_EOF" >"$BATS_TEST_TMPDIR/got"
 			'setup_file() { vm_start; }' 'teardown_file() { vm_stop; }' \
 			"teardown() { $td; }" "@""test \"warns\" {" \
 			"	vm_insmod $HARNESS_MODULE" \
-			"	vm_run 'echo warn > /sys/kernel/debug/smo/callfn' || true" \
+			"	vm_run 'echo warn > /sys/kernel/debug/smo_test/callfn' || true" \
 			'}' >"$f"
 		# the outer run's filter and state must not reach the nested bats
 		run env -u BATS_TEST_FILTER -u BATS_RUN_TMPDIR bats "$f"
@@ -115,7 +115,7 @@ SMO_EOF" >"$BATS_TEST_TMPDIR/got"
 	run -0 vm_check_log
 	run -0 vm_insmod "$HARNESS_MODULE"
 	# 1 s instead of 300 s; the detector looks every timeout seconds
-	run -0 vm_run "echo 1 > $hung && echo 'hang 4' > /sys/kernel/debug/smo/callfn"
+	run -0 vm_run "echo 1 > $hung && echo 'hang 4' > /sys/kernel/debug/smo_test/callfn"
 	run -0 vm_run "echo 300 > $hung"
 	run -1 vm_check_log
 	assert_output --partial "blocked for more than 1 seconds"

@@ -11,7 +11,7 @@ load lib/census
 load lib/smo_test
 
 CTL=/sys/kernel/debug/smo_node
-SMOX=/sys/kernel/debug/smox/callfn
+SMOX=/sys/kernel/debug/smo_xarray/callfn
 
 setup_file() {
 	vm_start

@@ -382,8 +382,8 @@ fragment_node0() {
 			echo 'alloc 500' > $CALLFN && echo enable > $CALLFN &&
 			echo 'punch 4' > $CALLFN &&
 			insmod /lib/modules/smo/smo_xarray.ko &&
-			echo 'populate 500' > /sys/kernel/debug/smox/callfn &&
-			echo 'punch 4' > /sys/kernel/debug/smox/callfn &&
+			echo 'populate 500' > /sys/kernel/debug/smo_xarray/callfn &&
+			echo 'punch 4' > /sys/kernel/debug/smo_xarray/callfn &&
 			insmod /lib/modules/smo/smo_node.ko &&
 			insmod /lib/modules/smo/smo_dentry.ko &&
 			ls /tmp/lc /sys/kernel/slab > /dev/null &&
@@ -409,12 +409,12 @@ fragment_node0() {
 @test "movable caches are created and destroyed while others are shrunk and defragmented" {
 	rounds=$(vm_rounds 30)
 	run vm_run "insmod /lib/modules/smo/smo_xarray.ko &&
-		echo 'populate 2000' > /sys/kernel/debug/smox/callfn &&
+		echo 'populate 2000' > /sys/kernel/debug/smo_xarray/callfn &&
 		echo 'alloc 2000' > $CALLFN && echo enable > $CALLFN &&
 		rm -f /tmp/stop;
 		(while [ ! -e /tmp/stop ]; do
-			echo 'punch 2' > /sys/kernel/debug/smox/callfn
-			echo 'populate 500' > /sys/kernel/debug/smox/callfn
+			echo 'punch 2' > /sys/kernel/debug/smo_xarray/callfn
+			echo 'populate 500' > /sys/kernel/debug/smo_xarray/callfn
 			echo shrink > $CALLFN; echo 'defrag -1' > $CALLFN
 			echo 1 > $SLABS/radix_tree_node_movable/shrink
 		done) &
@@ -429,7 +429,7 @@ fragment_node0() {
 				rmmod smo_template || { rc=1; echo \"round \$i failed\"; break; }
 		done
 		touch /tmp/stop; wait \$bg
-		echo verify > /sys/kernel/debug/smox/callfn && echo verify > $CALLFN || rc=1
+		echo verify > /sys/kernel/debug/smo_xarray/callfn && echo verify > $CALLFN || rc=1
 		echo \"template rounds \$i moved \$moved\"
 		exit \$rc"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
@@ -453,8 +453,8 @@ fragment_node0() {
 		rc=0
 		for i in \$(seq $rounds); do
 			insmod /lib/modules/smo/smo_xarray.ko &&
-			echo 'populate 2000' > /sys/kernel/debug/smox/callfn &&
-			echo 'punch 3' > /sys/kernel/debug/smox/callfn &&
+			echo 'populate 2000' > /sys/kernel/debug/smo_xarray/callfn &&
+			echo 'punch 3' > /sys/kernel/debug/smo_xarray/callfn &&
 			insmod /lib/modules/smo/smo_dentry.ko &&
 			touch f\$i && rmmod smo_xarray && rmmod smo_dentry ||
 				{ rc=1; echo \"round \$i failed\"; break; }

@@ -9,8 +9,8 @@
 load lib/vm
 load lib/census
 
-CALLFN=/sys/kernel/debug/smox/callfn
-STATS=/sys/kernel/debug/smox/stats
+CALLFN=/sys/kernel/debug/smo_xarray/callfn
+STATS=/sys/kernel/debug/smo_xarray/stats
 SLABS=/sys/kernel/slab
 
 setup_file() {

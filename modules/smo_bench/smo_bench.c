@@ -70,8 +70,8 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#define SMOB_CMD_MAX		128
-#define SMOB_ARGS_MAX		4
+#include "smo_cmd.h"
+
 #define SMOB_RESULT_MAX		65536
 #define SMOB_NO_SLOT		(~0UL)
 #define SMOB_MAX_OBJECTS	2000000UL
@@ -79,6 +79,8 @@
 #define SMOB_MAX_BATCH		4096
 #define SMOB_MAX_EXTRA		1000
 #define SMOB_MAX_CALLS		1000
+
+/* === Objects and pools =================================================== */
 
 /* 64 bytes, as smo_test's objects */
 struct smob_object {
@@ -153,6 +155,8 @@ static void smob_ctor(void *ptr)
 	memset(so->payload, 0, sizeof(so->payload));
 }
 
+/* === Mobility callbacks ================================================== */
+
 /*
  * Is @so a live object of @pool?  Caller holds smob_lock.
  *
@@ -225,6 +229,8 @@ static void smob_migrate(struct kmem_cache *s, void **objs, int nr, int node,
 	}
 	mutex_unlock(&smob_lock);
 }
+
+/* === Filling and punching the pools ====================================== */
 
 /* Free every object and the slot array of @pool; caller holds smob_lock */
 static void smob_pool_release(struct smob_pool *pool)
@@ -358,14 +364,9 @@ out:
 	return err;
 }
 
-/* Commands: argc counts the arguments after the command word */
-struct smob_command {
-	const char *name;
-	int nr_args;
-	int (*fn)(const unsigned long *args);
-	bool first_is_word;	/* args[0] is not a number (shrink) */
-};
+/* === Commands: defrag rows (frag, shrink, release, verify) =============== */
 
+/* Commands: each takes its arguments as numbers (smob_run()) */
 static int smob_cmd_frag(const unsigned long *args)
 {
 	struct smob_pool *pools[] = { &smob_mov, &smob_fix };
@@ -463,6 +464,8 @@ static int smob_cmd_verify(const unsigned long *args)
 	mutex_unlock(&smob_lock);
 	return err;
 }
+
+/* === Commands: migrate cost against a copy =============================== */
 
 /*
  * The copy baseline: replace every live object of @pool by a copy on the
@@ -565,6 +568,8 @@ out:
 	return err;
 }
 
+/* === Commands: allocation hot path ======================================= */
+
 /* ROUNDS times: allocate BATCH objects from @cache, then free them */
 static u64 smob_alloc_free_loop(struct kmem_cache *cache, void **objs,
 				unsigned long rounds, unsigned long batch)
@@ -652,6 +657,8 @@ static int smob_cmd_hotpath(const unsigned long *args)
 	kfree(mov_ns);
 	return 0;
 }
+
+/* === Commands: remote frees ============================================== */
 
 /*
  * Alloc on one CPU, free on another: the allocating kthread fills one of
@@ -825,6 +832,8 @@ out:
 	return err;
 }
 
+/* === Commands: the cost of the movable-cache walk ======================== */
+
 static int smob_cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -972,16 +981,7 @@ out:
 	return err;
 }
 
-static const struct smob_command smob_commands[] = {
-	{ "frag",    2, smob_cmd_frag },
-	{ "shrink",  1, smob_cmd_shrink, true },
-	{ "release", 0, smob_cmd_release },
-	{ "verify",  0, smob_cmd_verify },
-	{ "migcost", 3, smob_cmd_migcost },
-	{ "hotpath", 3, smob_cmd_hotpath },
-	{ "remote",  3, smob_cmd_remote },
-	{ "scan",    3, smob_cmd_scan },
-};
+/* === The callfn file ===================================================== */
 
 static int smob_parse_ulong(const char *arg, unsigned long *val)
 {
@@ -991,64 +991,98 @@ static int smob_parse_ulong(const char *arg, unsigned long *val)
 	return kstrtoul(arg, 10, val) ? -EINVAL : 0;
 }
 
-static int smob_run_command(char *line)
+/*
+ * Run @fn with @argv as numbers, "mov" or "fix" (1) as the first one when
+ * @first_is_word; with the result cleared first, under smob_cmd_lock.
+ */
+static int smob_run(int argc, const char **argv, bool first_is_word,
+		    int (*fn)(const unsigned long *args))
 {
-	const char *argv[SMOB_ARGS_MAX + 1];
-	unsigned long args[SMOB_ARGS_MAX] = { 0 };
-	const struct smob_command *cmd = NULL;
-	const char *word;
-	int argc = 0, i, err;
+	unsigned long args[SMO_CMD_MAX_ARGS] = { 0 };
+	int i, err;
 
-	while ((word = strsep(&line, " \t\n")) != NULL) {
-		if (!*word)
-			continue;
-		if (argc == ARRAY_SIZE(argv))
-			return -EINVAL;
-		argv[argc++] = word;
-	}
-	if (!argc)
-		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(smob_commands); i++)
-		if (!strcmp(smob_commands[i].name, argv[0]))
-			cmd = &smob_commands[i];
-	if (!cmd || argc - 1 != cmd->nr_args)
-		return -EINVAL;
-	for (i = 0; i < cmd->nr_args; i++) {
-		if (!i && cmd->first_is_word) {
-			if (strcmp(argv[1], "mov") && strcmp(argv[1], "fix"))
+	for (i = 0; i < argc; i++) {
+		if (!i && first_is_word) {
+			if (strcmp(argv[0], "mov") && strcmp(argv[0], "fix"))
 				return -EINVAL;
-			args[0] = !strcmp(argv[1], "fix");
-			continue;
-		}
-		if (smob_parse_ulong(argv[i + 1], &args[i]))
+			args[0] = !strcmp(argv[0], "fix");
+		} else if (smob_parse_ulong(argv[i], &args[i])) {
 			return -EINVAL;
+		}
 	}
 
 	mutex_lock(&smob_cmd_lock);
 	smob_result_len = 0;
 	smob_result[0] = '\0';
-	err = cmd->fn(args);
+	err = fn(args);
 	if (err)
 		smob_out("error %d\n", err);
 	mutex_unlock(&smob_cmd_lock);
 	return err;
 }
 
+static int smob_run_frag(int argc, const char **argv)
+{
+	return smob_run(argc, argv, false, smob_cmd_frag);
+}
+
+static int smob_run_shrink(int argc, const char **argv)
+{
+	return smob_run(argc, argv, true, smob_cmd_shrink);
+}
+
+static int smob_run_release(int argc, const char **argv)
+{
+	return smob_run(argc, argv, false, smob_cmd_release);
+}
+
+static int smob_run_verify(int argc, const char **argv)
+{
+	return smob_run(argc, argv, false, smob_cmd_verify);
+}
+
+static int smob_run_migcost(int argc, const char **argv)
+{
+	return smob_run(argc, argv, false, smob_cmd_migcost);
+}
+
+static int smob_run_hotpath(int argc, const char **argv)
+{
+	return smob_run(argc, argv, false, smob_cmd_hotpath);
+}
+
+static int smob_run_remote(int argc, const char **argv)
+{
+	return smob_run(argc, argv, false, smob_cmd_remote);
+}
+
+static int smob_run_scan(int argc, const char **argv)
+{
+	return smob_run(argc, argv, false, smob_cmd_scan);
+}
+
+/* The commands of callfn (smo_cmd.h) */
+static const struct smo_cmd smob_commands[] = {
+	{ "frag", 2, 2, smob_run_frag },
+	{ "shrink", 1, 1, smob_run_shrink },
+	{ "release", 0, 0, smob_run_release },
+	{ "verify", 0, 0, smob_run_verify },
+	{ "migcost", 3, 3, smob_run_migcost },
+	{ "hotpath", 3, 3, smob_run_hotpath },
+	{ "remote", 3, 3, smob_run_remote },
+	{ "scan", 3, 3, smob_run_scan },
+};
+
 static ssize_t smob_callfn_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *off)
 {
-	char buf[SMOB_CMD_MAX];
+	char *line = smo_cmd_copy(ubuf, len, off);
 	int err;
 
-	if (*off || !len || len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	if (strlen(buf) != len)
-		return -EINVAL;		/* embedded NUL */
-
-	err = smob_run_command(buf);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	err = smo_cmd_run(smob_commands, ARRAY_SIZE(smob_commands), line);
+	kfree(line);
 	return err ?: len;
 }
 
@@ -1057,6 +1091,8 @@ static const struct file_operations smob_callfn_fops = {
 	.write = smob_callfn_write,
 	.llseek = noop_llseek,
 };
+
+/* === The result file ===================================================== */
 
 static ssize_t smob_result_read(struct file *file, char __user *ubuf,
 				size_t len, loff_t *off)
@@ -1075,6 +1111,8 @@ static const struct file_operations smob_result_fops = {
 	.read = smob_result_read,
 	.llseek = default_llseek,
 };
+
+/* === Module load and unload ============================================== */
 
 static int __init smob_init(void)
 {

@@ -6,7 +6,7 @@
  * on a list, in allocation order, so that userspace can punch holes into
  * chosen slabs and watch shrinking and kmem_defrag_slabs() empty them:
  *
- *   /sys/kernel/debug/smo/callfn  (write, root) one command per write:
+ *   /sys/kernel/debug/smo_test/callfn  (write, root) one command per write:
  *	enable			make smo_test movable
  *	alloc N [NODE]		allocate N objects (on NODE)
  *	free N [POS]		free N objects from list position POS (N=0: all)
@@ -34,9 +34,10 @@
  *	warn			fire a WARN() (tests the harness's log scan)
  *	hang SECS		sleep SECS (1..60) in D state (tests the
  *				harness's hung-task detection)
- *   /sys/kernel/debug/smo/result  (read, root) outcome of the last command
- *   /sys/kernel/debug/smo/stats   (read, root) object and migration counters;
- *				"kfence" counts the live objects KFENCE
+ *   /sys/kernel/debug/smo_test/result  (read, root) outcome of the last
+ *				command
+ *   /sys/kernel/debug/smo_test/stats   (read, root) object and migration
+ *				counters; "kfence" counts the live objects KFENCE
  *				allocated: they are not in any slab, so
  *				/sys/kernel/slab/smo_test/objects misses them
  *
@@ -72,13 +73,15 @@
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
 
-#define SMO_CMD_MAX	128
-#define SMO_ARGS_MAX	3
+#include "smo_cmd.h"
+
 #define SMO_ID_NONE	(~0UL)
 #define SMO_STRESS_THREADS_MAX	8
 #define SMO_STRESS_SECS_MAX	3600
 /* Objects per stress worker: enough to spread over many slabs */
 #define SMO_STRESS_OBJECTS	4000
+
+/* === Objects and pools =================================================== */
 
 struct smo_object {
 	struct list_head list;	/* pool->objects, in allocation order */
@@ -239,6 +242,8 @@ static bool smo_object_intact(const struct smo_object *so)
 	return true;
 }
 
+/* === Mobility callbacks ================================================== */
+
 /*
  * isolate: keep the objects the pool still holds and drop the others (freed
  * since the allocator built the vector).  Returns with smo_lock held, which
@@ -313,6 +318,8 @@ static void smo_migrate(struct kmem_cache *s, void **objs, int nr, int node,
 	}
 	mutex_unlock(&smo_lock);
 }
+
+/* === Verification and freeing ============================================ */
 
 /* Check every object of @pool; caller holds smo_lock */
 static int smo_verify_pool(struct smo_pool *pool)
@@ -401,6 +408,8 @@ static void smo_free_all(struct smo_pool *pool)
 	mutex_unlock(&smo_lock);
 }
 
+/* === Commands ============================================================ */
+
 static void smo_set_result(const char *fmt, ...)
 {
 	va_list args;
@@ -412,12 +421,7 @@ static void smo_set_result(const char *fmt, ...)
 	mutex_unlock(&smo_result_lock);
 }
 
-/* Commands: argc counts the arguments after the command word */
-struct smo_command {
-	const char *name;
-	int min_args, max_args;
-	int (*fn)(int argc, const char **argv);
-};
+/* Commands (smo_cmd.h): argc counts the arguments after the command word */
 
 static int smo_parse_ulong(const char *arg, unsigned long *val)
 {
@@ -543,6 +547,8 @@ static int smo_cmd_defrag(int argc, const char **argv)
 	smo_set_result("defrag: ok 0 left=%ld\n", left);
 	return 0;
 }
+
+/* === Stress: workers and a compactor ===================================== */
 
 /*
  * Stress: worker kthreads allocate, free and verify objects of the main
@@ -806,6 +812,8 @@ static int smo_cmd_stress(int argc, const char **argv)
 	return err;
 }
 
+/* === Fault injection, refusals, splats =================================== */
+
 static int smo_cmd_failmig(int argc, const char **argv)
 {
 	unsigned long percent;
@@ -912,7 +920,9 @@ static int smo_cmd_warn(int argc, const char **argv)
 	return 0;
 }
 
-static const struct smo_command smo_commands[] = {
+/* === debugfs files ======================================================= */
+
+static const struct smo_cmd smo_commands[] = {
 	{ "enable", 0, 0, smo_cmd_enable },
 	{ "alloc",  1, 2, smo_cmd_alloc },
 	{ "free",   1, 2, smo_cmd_free },
@@ -929,49 +939,16 @@ static const struct smo_command smo_commands[] = {
 	{ "hang",   1, 1, smo_cmd_hang },
 };
 
-static int smo_run_command(char *line)
-{
-	const char *argv[SMO_ARGS_MAX + 1];
-	const char *word;
-	int argc = 0, i;
-
-	while ((word = strsep(&line, " \t\n")) != NULL) {
-		if (!*word)
-			continue;
-		if (argc == ARRAY_SIZE(argv))
-			return -EINVAL;
-		argv[argc++] = word;
-	}
-	if (!argc)
-		return -EINVAL;
-
-	for (i = 0; i < ARRAY_SIZE(smo_commands); i++) {
-		const struct smo_command *cmd = &smo_commands[i];
-
-		if (strcmp(cmd->name, argv[0]))
-			continue;
-		if (argc - 1 < cmd->min_args || argc - 1 > cmd->max_args)
-			return -EINVAL;
-		return cmd->fn(argc - 1, argv + 1);
-	}
-	return -EINVAL;
-}
-
 static ssize_t smo_callfn_write(struct file *file, const char __user *ubuf,
 				size_t len, loff_t *off)
 {
-	char buf[SMO_CMD_MAX];
+	char *line = smo_cmd_copy(ubuf, len, off);
 	int err;
 
-	if (*off || !len || len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	if (strlen(buf) != len)
-		return -EINVAL;		/* embedded NUL */
-
-	err = smo_run_command(buf);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	err = smo_cmd_run(smo_commands, ARRAY_SIZE(smo_commands), line);
+	kfree(line);
 	if (err == -EINVAL)
 		smo_set_result("error %d: malformed command\n", err);
 	return err ?: len;
@@ -1027,6 +1004,8 @@ static const struct file_operations smo_stats_fops = {
 	.llseek = default_llseek,
 };
 
+/* === Module load and unload ============================================== */
+
 static int __init smo_init(void)
 {
 	smo_main.cache = kmem_cache_create("smo_test", sizeof(struct smo_object),
@@ -1034,7 +1013,7 @@ static int __init smo_init(void)
 	if (!smo_main.cache)
 		return -ENOMEM;
 
-	smo_debugfs = debugfs_create_dir("smo", NULL);
+	smo_debugfs = debugfs_create_dir("smo_test", NULL);
 	debugfs_create_file("callfn", 0200, smo_debugfs, NULL, &smo_callfn_fops);
 	debugfs_create_file("result", 0400, smo_debugfs, NULL, &smo_result_fops);
 	debugfs_create_file("stats", 0400, smo_debugfs, NULL, &smo_stats_fops);

@@ -7,7 +7,7 @@
  * (in radix_tree_node_movable) can be moved by slab defragmentation, and an IDR
  * whose nodes (radix tree API, external lock) must never be moved.
  *
- *   /sys/kernel/debug/smox/callfn  (write, root) one command per write:
+ *   /sys/kernel/debug/smo_xarray/callfn  (write, root) one command per write:
  *	populate N		store N new objects at the next N indices
  *	punch KEEP		keep one in KEEP of the stored objects
  *	verify			every index holds its own, intact object
@@ -17,7 +17,7 @@
  *	idr_punch KEEP		keep one in KEEP of the IDs
  *	idr_verify		every ID maps to its value
  *	barrier			wait for every pending RCU free (rcu_barrier)
- *   /sys/kernel/debug/smox/stats   (read, root) counters, and a census of
+ *   /sys/kernel/debug/smo_xarray/stats   (read, root) counters, and a census of
  *	the array: its nodes, and how many nodes and objects KFENCE holds (no
  *	slab counts those), for comparison with SLUB's own counts
  *
@@ -47,8 +47,7 @@
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
 
-#define SMOX_CMD_MAX	128
-#define SMOX_ARGS_MAX	3
+#include "smo_cmd.h"
 
 struct smox_object {
 	unsigned long index;	/* where the object is stored in smox_xa */
@@ -386,70 +385,31 @@ static int smox_cmd_barrier(int argc, const char **argv)
 	return 0;
 }
 
-struct smox_command {
-	const char *name;
-	int nr_args;
-	int (*fn)(int argc, const char **argv);
+/* Commands (smo_cmd.h), each run under smox_lock */
+static const struct smo_cmd smox_commands[] = {
+	{ "populate", 1, 1, smox_cmd_populate },
+	{ "punch", 1, 1, smox_cmd_punch },
+	{ "verify", 0, 0, smox_cmd_verify },
+	{ "free", 0, 0, smox_cmd_free },
+	{ "reader", 1, 1, smox_cmd_reader },
+	{ "idr_populate", 1, 1, smox_cmd_idr_populate },
+	{ "idr_punch", 1, 1, smox_cmd_idr_punch },
+	{ "idr_verify", 0, 0, smox_cmd_idr_verify },
+	{ "barrier", 0, 0, smox_cmd_barrier },
 };
-
-static const struct smox_command smox_commands[] = {
-	{ "populate", 1, smox_cmd_populate },
-	{ "punch", 1, smox_cmd_punch },
-	{ "verify", 0, smox_cmd_verify },
-	{ "free", 0, smox_cmd_free },
-	{ "reader", 1, smox_cmd_reader },
-	{ "idr_populate", 1, smox_cmd_idr_populate },
-	{ "idr_punch", 1, smox_cmd_idr_punch },
-	{ "idr_verify", 0, smox_cmd_idr_verify },
-	{ "barrier", 0, smox_cmd_barrier },
-};
-
-static int smox_run_command(char *line)
-{
-	const char *argv[SMOX_ARGS_MAX];
-	const char *word;
-	int argc = 0, i, err;
-
-	while ((word = strsep(&line, " \t\n")) != NULL) {
-		if (!*word)
-			continue;
-		if (argc == ARRAY_SIZE(argv))
-			return -EINVAL;
-		argv[argc++] = word;
-	}
-	if (!argc)
-		return -EINVAL;
-
-	for (i = 0; i < ARRAY_SIZE(smox_commands); i++) {
-		const struct smox_command *cmd = &smox_commands[i];
-
-		if (strcmp(cmd->name, argv[0]))
-			continue;
-		if (argc - 1 != cmd->nr_args)
-			return -EINVAL;
-		mutex_lock(&smox_lock);
-		err = cmd->fn(argc - 1, argv + 1);
-		mutex_unlock(&smox_lock);
-		return err;
-	}
-	return -EINVAL;
-}
 
 static ssize_t smox_callfn_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *off)
 {
-	char buf[SMOX_CMD_MAX];
+	char *line = smo_cmd_copy(ubuf, len, off);
 	int err;
 
-	if (*off || !len || len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	if (strlen(buf) != len)
-		return -EINVAL;
-
-	err = smox_run_command(buf);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	mutex_lock(&smox_lock);
+	err = smo_cmd_run(smox_commands, ARRAY_SIZE(smox_commands), line);
+	mutex_unlock(&smox_lock);
+	kfree(line);
 	return err ?: len;
 }
 
@@ -533,7 +493,7 @@ static int __init smox_init(void)
 	if (!smox_cache)
 		return -ENOMEM;
 
-	smox_debugfs = debugfs_create_dir("smox", NULL);
+	smox_debugfs = debugfs_create_dir("smo_xarray", NULL);
 	debugfs_create_file("callfn", 0200, smox_debugfs, NULL,
 			    &smox_callfn_fops);
 	debugfs_create_file("stats", 0400, smox_debugfs, NULL,

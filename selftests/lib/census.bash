@@ -46,7 +46,7 @@ census_smo_test() {
 	local stats live kfence slub
 	vm_module_loaded smo_test || return 0
 	slub=$(census_slub smo_test) || return 1
-	stats=$(vm_run "cat /sys/kernel/debug/smo/stats") || return 1
+	stats=$(vm_run "cat /sys/kernel/debug/smo_test/stats") || return 1
 	live=$(census_field "$stats" objects)
 	kfence=$(census_field "$stats" kfence)
 	echo "census smo_test: module $live, SLUB $slub + KFENCE $kfence"
@@ -56,7 +56,7 @@ census_smo_test() {
 
 census_smo_xarray() {
 	local stats objects kfence nodes nodes_kfence slub_objs slub_nodes
-	local i callfn=/sys/kernel/debug/smox/callfn
+	local i callfn=/sys/kernel/debug/smo_xarray/callfn
 	vm_module_loaded smo_xarray || return 0
 	# the shrinks themselves may move nodes, whose old copies then wait
 	# for RCU: a round that moved nothing is exact, so try a few
@@ -64,7 +64,7 @@ census_smo_xarray() {
 		vm_run "echo barrier > $callfn" >/dev/null || return 1
 		slub_nodes=$(census_slub radix_tree_node_movable) || return 1
 		slub_objs=$(census_slub smox_test) || return 1
-		stats=$(vm_run "cat /sys/kernel/debug/smox/stats") || return 1
+		stats=$(vm_run "cat /sys/kernel/debug/smo_xarray/stats") || return 1
 		objects=$(census_field "$stats" objects)
 		kfence=$(census_field "$stats" kfence)
 		nodes=$(census_field "$stats" nodes)

@@ -3,9 +3,9 @@
 # selftests/lib/smo_test.bash - helpers for bats files that drive the
 # smo_test module (load after lib/vm):
 #
-#   callfn CMD...     write one command to smo/callfn; fails with the
+#   callfn CMD...     write one command to smo_test/callfn; fails with the
 #                     write's error message
-#   stat_of KEY       a counter of smo/stats (objects, moved, kfence, ...)
+#   stat_of KEY       a counter of smo_test/stats (objects, moved, kfence, ...)
 #   attr NAME         first field of /sys/kernel/slab/smo_test/NAME
 #   node_field NAME NODE  the N<NODE>= value of a per-node slab attribute
 #                     (0 if absent)
@@ -15,9 +15,9 @@
 
 SLABS=/sys/kernel/slab
 SLAB=$SLABS/smo_test
-CALLFN=/sys/kernel/debug/smo/callfn
-RESULT=/sys/kernel/debug/smo/result
-STATS=/sys/kernel/debug/smo/stats
+CALLFN=/sys/kernel/debug/smo_test/callfn
+RESULT=/sys/kernel/debug/smo_test/result
+STATS=/sys/kernel/debug/smo_test/stats
 # smo_node's control files for smo_test (move, balance)
 NODE_CTL=/sys/kernel/debug/smo_node/smo_test
 
