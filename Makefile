@@ -103,6 +103,9 @@ bench-harness: ## print the harness's cold/warm/boot timings (takes ~10 min)
 bisect-check: kernel ## every patch applies with git am and builds on its own (warnings fail)
 	vm/bisect-check
 
+bisect-check-full: kernel ## bisect-check with the whole kernel (vmlinux, modpost, modules) after each patch (not in CI: ~30-40 min)
+	vm/bisect-check --full
+
 debian-config-check: ## the series' objects compile with Debian's amd64 config (O= build)
 	vm/debian-config-check
 
