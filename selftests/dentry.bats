@@ -40,15 +40,9 @@ teardown() {
 	vm_teardown_module smo_dentry
 }
 
-field() {
-	local out
-	out=$(vm_run "cat $SLAB/$1") || return 1
-	echo "${out%% *}"
-}
+field() { vm_slab_attr dentry "$1"; }
 
-stat_of() {
-	vm_run "cat $STATS" | awk -v k="$1" '$1 == k { print $2 }'
-}
+stat_of() { vm_stat "$STATS" "$1"; }
 
 # FRAG_DIRS directories (2000; a fifth on the debug flavor's CI run, where
 # the 40000 lookups take minutes), each looked up for 20 missing names,

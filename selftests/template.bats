@@ -37,16 +37,10 @@ control() {
 }
 
 # attr NAME: first field of /sys/kernel/slab/$MOD/NAME
-attr() {
-	local out
-	out=$(vm_run "cat $SLAB/$1") || return 1
-	echo "${out%% *}"
-}
+attr() { vm_slab_attr "$MOD" "$1"; }
 
 # counter NAME: a counter from reading the control file
-counter() {
-	vm_run "cat $CONTROL" | awk -v k="$1" '$1 == k { print $2 }'
-}
+counter() { vm_stat "$CONTROL" "$1"; }
 
 @test "the cache is movable from its first object" {
 	run -0 vm_run "cat $SLAB/ops"

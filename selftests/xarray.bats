@@ -33,21 +33,10 @@ callfn() {
 	vm_run "echo '$*' > $CALLFN"
 }
 
-stat_of() {
-	vm_run "cat $STATS" | awk -v k="$1" '$1 == k { print $2 }'
-}
+stat_of() { vm_stat "$STATS" "$1"; }
 
 # field CACHE ATTR [NODE]: total, or the N<NODE>= value (0 if absent)
-field() {
-	local out v
-	out=$(vm_run "cat $SLABS/$1/$2") || return 1
-	if (($# < 3)); then
-		echo "${out%% *}"
-		return
-	fi
-	v=$(sed -n "s/.*N$3=\([0-9]*\).*/\1/p" <<<"$out")
-	echo "${v:-0}"
-}
+field() { vm_slab_attr "$@"; }
 
 # settled CACHE: objects of a cache that is not movable, after its shrink
 # (which moves nothing there) has drained KASAN's quarantine: on the debug

@@ -22,6 +22,7 @@
 
 #include <linux/err.h>
 #include <linux/kernel.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -101,6 +102,39 @@ static inline int smo_cmd_run(const struct smo_cmd *cmds, size_t nr_cmds,
 		return cmds[i].fn(argc - 1, argv + 1);
 	}
 	return -EINVAL;
+}
+
+/**
+ * smo_cmd_write() - the .write of a command file
+ * @cmds: the commands of the file
+ * @nr_cmds: how many
+ * @lock: held around the command, or %NULL
+ * @ubuf: the user buffer
+ * @len: its length
+ * @off: the file offset
+ *
+ * smo_cmd_copy(), then smo_cmd_run() under @lock.
+ *
+ * Return: @len if the command succeeded, else the error of the copy or
+ * of smo_cmd_run().
+ */
+static inline ssize_t smo_cmd_write(const struct smo_cmd *cmds, size_t nr_cmds,
+				    struct mutex *lock,
+				    const char __user *ubuf, size_t len,
+				    const loff_t *off)
+{
+	char *line = smo_cmd_copy(ubuf, len, off);
+	int err;
+
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	if (lock)
+		mutex_lock(lock);
+	err = smo_cmd_run(cmds, nr_cmds, line);
+	if (lock)
+		mutex_unlock(lock);
+	kfree(line);
+	return err ?: len;
 }
 
 #endif /* _SMO_CMD_H */

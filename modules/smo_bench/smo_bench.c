@@ -1076,14 +1076,8 @@ static const struct smo_cmd smob_commands[] = {
 static ssize_t smob_callfn_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *off)
 {
-	char *line = smo_cmd_copy(ubuf, len, off);
-	int err;
-
-	if (IS_ERR(line))
-		return PTR_ERR(line);
-	err = smo_cmd_run(smob_commands, ARRAY_SIZE(smob_commands), line);
-	kfree(line);
-	return err ?: len;
+	return smo_cmd_write(smob_commands, ARRAY_SIZE(smob_commands), NULL,
+			     ubuf, len, off);
 }
 
 static const struct file_operations smob_callfn_fops = {

@@ -72,6 +72,17 @@ static int smon_get_input(const char __user *ubuf, size_t len, loff_t *off,
 	return **input ? 0 : -EINVAL;
 }
 
+/* A write that must read "1" (balance, rescan) */
+static int smon_get_one(const char __user *ubuf, size_t len, loff_t *off)
+{
+	char buf[SMON_INPUT_MAX], *input;
+	int err = smon_get_input(ubuf, len, off, buf, sizeof(buf), &input);
+
+	if (err)
+		return err;
+	return strcmp(input, "1") ? -EINVAL : 0;
+}
+
 static void smon_report(struct smon_cache *sc, const char *op, int err,
 			const struct kmem_move_result *res)
 {
@@ -115,14 +126,10 @@ static ssize_t smon_balance_write(struct file *file, const char __user *ubuf,
 {
 	struct smon_cache *sc = file->private_data;
 	struct kmem_move_result res = {};
-	char buf[SMON_INPUT_MAX], *input;
-	int err;
+	int err = smon_get_one(ubuf, len, off);
 
-	err = smon_get_input(ubuf, len, off, buf, sizeof(buf), &input);
 	if (err)
 		return err;
-	if (strcmp(input, "1"))
-		return -EINVAL;
 
 	err = kmem_cache_balance_nodes(sc->name, &res);
 	smon_report(sc, "balance", err, &res);
@@ -205,14 +212,10 @@ static int smon_scan(void)
 static ssize_t smon_rescan_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *off)
 {
-	char buf[SMON_INPUT_MAX], *input;
-	int err;
+	int err = smon_get_one(ubuf, len, off);
 
-	err = smon_get_input(ubuf, len, off, buf, sizeof(buf), &input);
 	if (err)
 		return err;
-	if (strcmp(input, "1"))
-		return -EINVAL;
 	err = smon_scan();
 	return err ?: len;
 }

@@ -614,6 +614,17 @@ static void smo_stress_alloc(struct smo_stress *st)
 	atomic_long_inc(&st->allocs);
 }
 
+/* Count @so as corrupted unless its payload and its index entry hold */
+static void smo_stress_check(struct smo_stress *st, struct smo_object *so)
+{
+	lockdep_assert_held(&smo_lock);
+	if (smo_object_intact(so) &&
+	    xa_load(&smo_main.live, smo_key(&smo_main, so)) == so)
+		return;
+	pr_err("stress: object id %lu corrupted\n", so->id);
+	atomic_long_inc(&st->corrupt);
+}
+
 static void smo_stress_free(struct smo_stress *st)
 {
 	struct smo_object *so;
@@ -621,10 +632,7 @@ static void smo_stress_free(struct smo_stress *st)
 	mutex_lock(&smo_lock);
 	so = smo_pick(&smo_main);
 	if (so) {
-		if (!smo_object_intact(so)) {
-			pr_err("stress: object id %lu corrupted\n", so->id);
-			atomic_long_inc(&st->corrupt);
-		}
+		smo_stress_check(st, so);
 		smo_unlink(&smo_main, so);
 	}
 	mutex_unlock(&smo_lock);
@@ -641,11 +649,7 @@ static void smo_stress_verify(struct smo_stress *st)
 	mutex_lock(&smo_lock);
 	so = smo_pick(&smo_main);
 	if (so) {
-		if (!smo_object_intact(so) ||
-		    xa_load(&smo_main.live, smo_key(&smo_main, so)) != so) {
-			pr_err("stress: object id %lu corrupted\n", so->id);
-			atomic_long_inc(&st->corrupt);
-		}
+		smo_stress_check(st, so);
 		atomic_long_inc(&st->verified);
 	}
 	mutex_unlock(&smo_lock);
@@ -942,16 +946,12 @@ static const struct smo_cmd smo_commands[] = {
 static ssize_t smo_callfn_write(struct file *file, const char __user *ubuf,
 				size_t len, loff_t *off)
 {
-	char *line = smo_cmd_copy(ubuf, len, off);
-	int err;
+	ssize_t ret = smo_cmd_write(smo_commands, ARRAY_SIZE(smo_commands),
+				    NULL, ubuf, len, off);
 
-	if (IS_ERR(line))
-		return PTR_ERR(line);
-	err = smo_cmd_run(smo_commands, ARRAY_SIZE(smo_commands), line);
-	kfree(line);
-	if (err == -EINVAL)
-		smo_set_result("error %d: malformed command\n", err);
-	return err ?: len;
+	if (ret == -EINVAL)
+		smo_set_result("error %d: malformed command\n", -EINVAL);
+	return ret;
 }
 
 static const struct file_operations smo_callfn_fops = {

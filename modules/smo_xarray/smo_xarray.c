@@ -401,16 +401,8 @@ static const struct smo_cmd smox_commands[] = {
 static ssize_t smox_callfn_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *off)
 {
-	char *line = smo_cmd_copy(ubuf, len, off);
-	int err;
-
-	if (IS_ERR(line))
-		return PTR_ERR(line);
-	mutex_lock(&smox_lock);
-	err = smo_cmd_run(smox_commands, ARRAY_SIZE(smox_commands), line);
-	mutex_unlock(&smox_lock);
-	kfree(line);
-	return err ?: len;
+	return smo_cmd_write(smox_commands, ARRAY_SIZE(smox_commands),
+			     &smox_lock, ubuf, len, off);
 }
 
 static const struct file_operations smox_callfn_fops = {

@@ -25,21 +25,11 @@ callfn() {
 	vm_run "echo '$*' > $CALLFN"
 }
 
-stat_of() {
-	vm_run "cat $STATS" | awk -v k="$1" '$1 == k { print $2 }'
-}
+stat_of() { vm_stat "$STATS" "$1"; }
 
-attr() {
-	local out
-	out=$(vm_run "cat $SLAB/$1") || return 1
-	echo "${out%% *}"
-}
+attr() { vm_slab_attr smo_test "$1"; }
 
-node_field() {
-	local out
-	out=$(vm_run "cat $SLAB/$1") || return 1
-	vm_node_value "$2" "$out"
-}
+node_field() { vm_slab_attr smo_test "$1" "$2"; }
 
 node_result() {
 	vm_run "cat $NODE_CTL/$1" |

@@ -37,6 +37,11 @@
 #   vm_node_value N LINE      the N<N>= value of a per-node sysfs line such
 #                 as /sys/kernel/slab/<cache>/slabs (0 if node N is absent).
 #   vm_slabs_on_node CACHE N  the slabs of CACHE on node N.
+#   vm_slab_attr CACHE NAME [NODE]  the first field of
+#                 /sys/kernel/slab/CACHE/NAME (a total), or its N<NODE>=
+#                 value (0 if absent).
+#   vm_stat FILE KEY  the value after KEY in a guest file of "KEY VALUE"
+#                 lines: the modules' stats and control files.
 #   vm_rounds N   N, or a fifth of it on the debug flavor's CI run, for
 #                 repetition loops; vm_debug_full_only [WHY] skips a test
 #                 there (make check-debug-full runs everything).
@@ -298,9 +303,23 @@ vm_node_value() {
 
 # vm_slabs_on_node CACHE NODE: the slabs of CACHE on NODE (its sysfs slabs)
 vm_slabs_on_node() {
+	vm_slab_attr "${1:?vm_slabs_on_node CACHE NODE}" slabs "${2:?vm_slabs_on_node CACHE NODE}"
+}
+
+vm_slab_attr() {
 	local out
-	out=$(vm_run "cat /sys/kernel/slab/${1:?vm_slabs_on_node CACHE NODE}/slabs") || return 1
-	vm_node_value "${2:?vm_slabs_on_node CACHE NODE}" "$out"
+	out=$(vm_run "cat /sys/kernel/slab/${1:?vm_slab_attr CACHE NAME [NODE]}/${2:?vm_slab_attr CACHE NAME [NODE]}") ||
+		return 1
+	if (($# < 3)); then
+		echo "${out%% *}"
+	else
+		vm_node_value "$3" "$out"
+	fi
+}
+
+vm_stat() {
+	vm_run "cat ${1:?vm_stat FILE KEY}" |
+		awk -v k="${2:?vm_stat FILE KEY}" '$1 == k { print $2 }'
 }
 
 vm_kfence_off() {
