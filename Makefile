@@ -133,4 +133,4 @@ clean-cache: ## remove $(SMO_CACHE) (all built kernels, initramfs, logs)
 clean: ## remove module build output in the checkout
 	-$(MAKE) -C modules KDIR=$$(vm/prepare-tree --print-kdir) clean
 
-.PHONY: check-debug-full static-check static-check-full bench-pathwalk radix-tree-check check-kcsan config-variants bench bench-system bench-seed-cmpxchg bisect-check debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
+.PHONY: check-debug-full static-check static-check-full bench-pathwalk radix-tree-check check-kcsan config-variants bench bench-system bench-seed-cmpxchg bisect-check bisect-check-full debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
