@@ -3,7 +3,10 @@
 #
 #   make demo        boot the guest and run bench/demo (installs what is missing)
 #   make check       install what is missing, build everything, run the bats
-#                    suite twice (plain, then slub_debug=FZPU); "N passed, N failed"
+#                    suite once, slow tests skipped; "N passed, N failed"
+#                    (make check-full: the slow ones too, as CI; make
+#                    check-slub-debug: the object-moving files again with
+#                    slub_debug=FZPU)
 #   make help        all targets
 #
 # Everything built lives in $(SMO_CACHE) (default ~/.cache/smo), keyed by the
@@ -13,7 +16,8 @@ SHELL := /bin/bash
 SMO_CACHE ?= $(HOME)/.cache/smo
 export SMO_CACHE
 # Kernel flavor: normal, or debug (KASAN, lockdep, kmemleak, KFENCE,
-# SLUB_DEBUG_ON, failslab: vm/config/flavor/debug.config; its own cache key)
+# failslab; caches not in SLUB debug mode: vm/config/flavor/debug.config;
+# its own cache key)
 FLAVOR ?= normal
 SMO_FLAVOR ?= $(FLAVOR)
 export SMO_FLAVOR
@@ -30,6 +34,7 @@ help: ## this list
 	@echo "Variables: SMO_CACHE=$(SMO_CACHE)  SMO_CMDLINE (extra guest kernel args)"
 	@echo "           FLAVOR=normal|debug|kcsan|mainline (kernel flavor, e.g. make check FLAVOR=debug)"
 	@echo "           FILE=selftests/x.bats (check-one)  VM_TIMEOUT (per guest command, s)"
+	@echo "           SMO_CHECK_FULL=1 (check, check-one: run the tests marked vm_slow too)"
 
 deps: ## install missing Debian packages (apt-get; needs root)
 	vm/install-deps
@@ -49,14 +54,22 @@ build: ## kernel + modules + initramfs (vm/build, the one builder; prints the ke
 vm: build ## boot an interactive guest shell on this terminal (Ctrl-A X quits)
 	vm/boot --interactive
 
-check: ## install what is missing, build, run all selftests twice (plain and slub_debug=FZPU)
+check: ## install what is missing, build, run every selftest once, the slow ones skipped (the quick run: under 10 min warm)
 	vm/install-deps
 	vm/check
+
+check-full: ## make check with the slow tests too (vm_slow: reboots, lib/test_xarray, the system workload; CI runs it)
+	vm/install-deps
+	SMO_CHECK_FULL=1 vm/check
+
+check-slub-debug: ## the object-moving selftests again with slub_debug=FZPU on every cache (the series' debug branches; CI runs it)
+	vm/install-deps
+	vm/check --slub-debug
 
 check-debug-full: ## every selftest on the debug kernel (make check FLAVOR=debug runs the object-moving subset; not in CI: ~60 min)
 	SMO_DEBUG_FULL=1 $(MAKE) --no-print-directory check FLAVOR=debug SMO_FLAVOR=debug
 
-check-kcsan: ## KCSAN flavor with full preemption: smo_test, node and reliability suites (not in CI: ~15 min build, ~30 min run)
+check-kcsan: ## strict KCSAN flavor with full preemption: smo_test, node and reliability suites (not in CI: ~15 min build, ~30 min run)
 	vm/install-deps
 	SMO_FLAVOR=kcsan vm/check selftests/smo_test.bats selftests/node.bats selftests/reliability.bats
 
@@ -83,10 +96,10 @@ bench: ## what SMO buys and costs, as ratios in one boot: table, bench/out/resul
 bench-seed-cmpxchg: ## hotpath rows on a kernel whose movable caches lose the double-word cmpxchg, as in the 2019 RFC (builds that flavor)
 	SMO_FLAVOR=seed-cmpxchg vm/with-vm bench/run --only hotpath --out bench/out/seed-cmpxchg
 
-bench-system: ## smo vs mainline 6.12 on a fragmenting file workload: huge pages, slab use (builds both kernels; ~10 min warm, ~20 cold)
+bench-system: ## smo vs mainline 6.12 on a fragmenting file workload: huge pages after/at boot, slab use, pageblock census (builds both kernels, each with the census patch; ~10 min warm, ~20 cold)
 	SMO_MAINLINE_KEY=$$(SMO_FLAVOR=mainline vm/build) && \
-		SMO_KERNEL_KEY=$$(SMO_FLAVOR=normal vm/build) && \
-		export SMO_MAINLINE_KEY SMO_KERNEL_KEY && bench/system
+		SMO_KERNEL_KEY=$$(SMO_FLAVOR=census vm/build) && \
+		export SMO_MAINLINE_KEY SMO_KERNEL_KEY SMO_FLAVOR=census && bench/system
 
 bench-pathwalk: ## cached path walks (stat of 16384 tmpfs paths), smo vs mainline, alternating boots: ratio >= 0.99 (not in CI: a second kernel; ~5 min warm, on a quiet host)
 	SMO_MAINLINE_KEY=$$(SMO_FLAVOR=mainline vm/build) && \
@@ -133,4 +146,4 @@ clean-cache: ## remove $(SMO_CACHE) (all built kernels, initramfs, logs)
 clean: ## remove module build output in the checkout
 	-$(MAKE) -C modules KDIR=$$(vm/prepare-tree --print-kdir) clean
 
-.PHONY: check-debug-full static-check static-check-full bench-pathwalk radix-tree-check check-kcsan config-variants bench bench-system bench-seed-cmpxchg bisect-check bisect-check-full debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean
+.PHONY: check-full check-debug-full check-slub-debug static-check static-check-full bench-pathwalk radix-tree-check check-kcsan config-variants bench bench-system bench-seed-cmpxchg bisect-check bisect-check-full debian-config-check guide-check checkpatch dist dkms-check bench-dentry help deps kernel modules initramfs build vm check check-one demo bench-harness clean-cache clean

@@ -19,10 +19,13 @@
  *   fsfrag pressure                   allocate and touch anonymous memory
  *                                     until MemAvailable is down to 10 % of
  *                                     MemTotal, then release it
- *   fsfrag huge                       compact_memory, then as many hugetlb
+ *   fsfrag huge [PHASE]               compact_memory, then as many hugetlb
  *                                     pages as the guest could hold (kept
  *                                     count printed, then released), then a
- *                                     MADV_HUGEPAGE anonymous mapping
+ *                                     MADV_HUGEPAGE anonymous mapping; its
+ *                                     records carry PHASE (default "huge":
+ *                                     bench/system runs it as "fresh" right
+ *                                     after boot too)
  *   fsfrag record PHASE               print the state (below)
  *   fsfrag pathwalk DIR NDIRS NFILES ROUNDS
  *                                     the cached path walk of bench/pathwalk:
@@ -40,9 +43,11 @@
  *   PHASE meminfo KEY KB            (MemTotal MemFree MemAvailable Slab
  *                                    SReclaimable SUnreclaim AnonHugePages)
  *   PHASE buddy NODE ORDER_GE9      free blocks of order >= 9 on NODE
+ *   PHASE pageblocks NODE TYPE N    pageblocks of migrate TYPE on NODE
+ *                                   (/proc/pagetypeinfo, zones summed)
  *   PHASE vmstat KEY VALUE          (compact_* and thp_* counters)
- *   huge hugetlb WANTED GOT         2 MiB hugetlb pages asked for / obtained
- *   huge thp MAPPED_KB HUGE_KB      the anonymous mapping and its huge part
+ *   PHASE hugetlb WANTED GOT        2 MiB hugetlb pages asked for / obtained
+ *   PHASE thp MAPPED_KB HUGE_KB     the anonymous mapping and its huge part
  *   PHASE step SECONDS NR           a step's duration (a time: noisy under
  *                                   TCG) and the number of files it touched
  *   pathwalk round R ns_per_stat X  one timed pass (CLOCK_MONOTONIC)
@@ -479,6 +484,61 @@ static void record(void)
 	}
 	fclose(fp);
 
+	/*
+	 * "Number of blocks type     Unmovable  Movable ..." then one line per
+	 * zone: "Node 0, zone   Normal   n1 n2 ...".  A block of a type other
+	 * than Movable is where unmovable or reclaimable allocations went.
+	 */
+	fp = fopen("/proc/pagetypeinfo", "r");
+	if (!fp)
+		die("/proc/pagetypeinfo");
+	{
+		char types[8][32];
+		unsigned long blocks[64][8] = { { 0 } };
+		int ntypes = 0, node, maxnode = -1, t, used, in_table = 0;
+
+		while (fgets(line, sizeof(line), fp)) {
+			char *s = line;
+
+			if (!strncmp(line, "Number of blocks type", 21)) {
+				s += 21;
+				ntypes = 0;
+				while (ntypes < 8 &&
+				       sscanf(s, "%31s%n", types[ntypes], &used) == 1) {
+					ntypes++;
+					s += used;
+				}
+				in_table = 1;
+				continue;
+			}
+			if (!in_table)
+				continue;
+			if (sscanf(s, "Node %d, zone %*s%n", &node, &used) < 1 ||
+			    node < 0 || node >= 64) {
+				in_table = 0;
+				continue;
+			}
+			s += used;
+			for (t = 0; t < ntypes; t++) {
+				unsigned long cnt;
+
+				if (sscanf(s, "%lu%n", &cnt, &used) != 1)
+					break;
+				blocks[node][t] += cnt;
+				s += used;
+			}
+			if (node > maxnode)
+				maxnode = node;
+		}
+		if (maxnode < 0 || !ntypes)
+			die("/proc/pagetypeinfo: no block counts");
+		for (node = 0; node <= maxnode; node++)
+			for (t = 0; t < ntypes; t++)
+				printf("%s pageblocks %d %s %lu\n", phase, node,
+				       types[t], blocks[node][t]);
+	}
+	fclose(fp);
+
 	fp = fopen("/proc/vmstat", "r");
 	if (!fp)
 		die("/proc/vmstat");
@@ -562,7 +622,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: fsfrag populate DIR NFILES SEED | churn DIR NFILES SEED |\n"
-		"              pressure | huge | record PHASE |\n"
+		"              pressure | huge [PHASE] | record PHASE |\n"
 		"              pathwalk DIR NDIRS NFILES ROUNDS\n");
 	exit(2);
 }
@@ -592,7 +652,9 @@ int main(int argc, char **argv)
 			churn(argv[2], nfiles);
 	} else if (!strcmp(argv[1], "pressure") && argc == 2) {
 		pressure();
-	} else if (!strcmp(argv[1], "huge") && argc == 2) {
+	} else if (!strcmp(argv[1], "huge") && (argc == 2 || argc == 3)) {
+		if (argc == 3)
+			phase = argv[2];
 		huge();
 	} else if (!strcmp(argv[1], "record") && argc == 3) {
 		phase = argv[2];

@@ -90,6 +90,7 @@ SMO_EOF" >"$BATS_TEST_TMPDIR/got"
 # helper runs more commands after the check: teardown runs without errexit
 # and only its return status counts (vm_teardown_module once lost it)
 @test "a splat seen by vm_teardown_module and census_teardown fails the test" {
+	vm_slow "two nested bats runs, each booting a guest"
 	local f="$BATS_TEST_TMPDIR/nested.bats" lib="$VM_ROOT/selftests/lib"
 	for td in "vm_teardown_module $HARNESS_MODULE" "census_teardown $HARNESS_MODULE"; do
 		# written with printf: bats would rewrite an "@test" line of a
@@ -109,19 +110,106 @@ SMO_EOF" >"$BATS_TEST_TMPDIR/got"
 	done
 }
 
+# vm_teardown_module runs validate, the series' check and the rmmods as one
+# guest command: a part that fails must fail the teardown and still leave
+# the other parts to run
+@test "a failing check in vm_teardown_module fails it and still removes the module" {
+	failing_teardown() {
+		_vm_slab_check_script() { echo 'echo check boom; exit 1'; }
+		vm_teardown_module "$HARNESS_MODULE"
+	}
+	run -0 vm_insmod "$HARNESS_MODULE"
+	run failing_teardown
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"check boom"* ]]
+	[[ "$output" == *"module teardown failed"* ]]
+	run vm_module_loaded "$HARNESS_MODULE"
+	[ "$status" -eq 1 ]
+}
+
 @test "the kernel log scan catches a task hung in D state" {
-	local hung=/proc/sys/kernel/hung_task_timeout_secs
+	local hung=/proc/sys/kernel/hung_task_timeout_secs old
 	run -0 vm_run "test -e $hung" # the config has DETECT_HUNG_TASK
 	run -0 vm_check_log
 	run -0 vm_insmod "$HARNESS_MODULE"
-	# 1 s instead of 300 s; the detector looks every timeout seconds
-	run -0 vm_run "echo 1 > $hung && echo 'hang 4' > /sys/kernel/debug/smo_test/callfn"
-	run -0 vm_run "echo 300 > $hung"
+	old=$(vm_run "cat $hung")
+	# 1 s instead of the configured timeout (checked every 5 s)
+	run -0 vm_run "echo 1 > $hung && echo 'hang 8' > /sys/kernel/debug/smo_test/callfn"
+	run -0 vm_run "echo $old > $hung"
 	run -1 vm_check_log
 	assert_output --partial "blocked for more than 1 seconds"
 	run -0 vm_rmmod "$HARNESS_MODULE"
 	vm_log_reset
 	run -0 vm_check_log
+}
+
+@test "the hung-task report comes before the harness gives up on the command" {
+	local secs interval limit=$((VM_TIMEOUT * VM_TIMEOUT_SCALE))
+	secs=$(vm_run 'cat /proc/sys/kernel/hung_task_timeout_secs')
+	interval=$(vm_run 'cat /proc/sys/kernel/hung_task_check_interval_secs')
+	echo "hung task timeout ${secs}s, checked every ${interval}s; command timeout ${limit}s"
+	[ "$secs" -gt 0 ]
+	[ "$interval" -gt 0 ]
+	[ "$((secs + interval))" -lt "$limit" ]
+}
+
+@test "the kernel log scan catches a soft lockup" {
+	local thresh=/proc/sys/kernel/watchdog_thresh old
+	run -0 vm_run "test -e $thresh" # the config has SOFTLOCKUP_DETECTOR
+	old=$(vm_run "cat $thresh")
+	run -0 vm_check_log
+	run -0 vm_insmod "$HARNESS_MODULE"
+	# a soft lockup is reported after 2 * watchdog_thresh seconds
+	run -0 vm_run "echo 1 > $thresh && echo 'lockup 5' > /sys/kernel/debug/smo_test/callfn"
+	run -0 vm_run "echo $old > $thresh"
+	run -1 vm_check_log
+	assert_output --partial "soft lockup"
+	run -0 vm_rmmod "$HARNESS_MODULE"
+	vm_log_reset
+	run -0 vm_check_log
+}
+
+@test "the kernel log scan fails on an OOM kill unless the test expects one" {
+	local cg=/sys/fs/cgroup/smo-oom oom
+	# a memory cgroup of 16 MiB and a shell in it that wants more (busybox
+	# tail keeps the whole newline-free /dev/zero): the OOM killer kills it
+	oom="mkdir -p $cg && echo 16M > $cg/memory.max &&
+		sh -c 'echo \$\$ > $cg/cgroup.procs && exec tail /dev/zero'; true"
+	run -0 vm_run "grep -qw memory /sys/fs/cgroup/cgroup.controllers &&
+		echo +memory > /sys/fs/cgroup/cgroup.subtree_control"
+	run -0 vm_check_log
+	run -0 vm_run "$oom"
+	run -1 vm_check_log
+	assert_output --partial "out of memory"
+	# expected: the same kill passes the check
+	run -0 vm_run "$oom"
+	VM_OOM_EXPECTED=1 run -0 vm_check_log
+	run -0 vm_run "rmdir $cg"
+}
+
+@test "every 6.12 stall and lockup format is a splat to the log scan" {
+	local line
+	while IFS= read -r line; do
+		grep -qE -- "$SMO_SPLAT_PATTERNS" <<<"$line" || {
+			echo "not matched: $line"
+			return 1
+		}
+	done <<'FORMATS'
+rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:
+rcu: INFO: rcu_sched self-detected stall on CPU
+rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { 1-... } 21002 jiffies s: 113 root: 0x2/.
+INFO: rcu_tasks detected stalls on tasks:
+INFO: rcu_tasks_trace detected stalls on tasks:
+watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [smo_race:123]
+watchdog: Watchdog detected hard LOCKUP on cpu 1
+BUG: workqueue lockup - pool cpus=0 node=0 flags=0x0 nice=0 stuck for 31s!
+INFO: task rmmod:321 blocked for more than 45 seconds.
+FORMATS
+	# an OOM kill is a failure for the tests (vm_check_log), not a splat
+	# to the benchmarks' scan
+	run ! grep -qE -- "$SMO_SPLAT_PATTERNS" <<<"Out of memory: Killed process 12 (tail)"
+	grep -qE -- "$SMO_OOM_PATTERNS" <<<"Memory cgroup out of memory: Killed process 12 (tail)"
 }
 
 @test "a command past its timeout fails fast and the agent still answers" {

@@ -48,6 +48,29 @@ objs_per_slab() {
 	attr objs_per_slab
 }
 
+@test "the guest runs the SLUB debug mode this pass asks for (slub_debug=FZPU pass: every cache checked; plain: none)" {
+	run -0 vm_check_slub_debug_mode
+	run -0 attr sanity_checks
+	if vm_slub_debug_all; then
+		[ "$output" = 1 ]
+	else
+		[ "$output" = 0 ]
+	fi
+}
+
+# The canary of the KCSAN flavor (make check-kcsan): a detector that is off,
+# blind to plain accesses or whose report the log check misses must fail
+# here, not pass the suite.  Skipped on kernels without KCSAN.
+@test "KCSAN canary: a deliberate data race is reported and fails the log check" {
+	vm_run 'test -e /sys/kernel/debug/kcsan' >/dev/null 2>&1 ||
+		skip "this kernel has no KCSAN (make check-kcsan runs it)"
+	run -0 vm_check_log
+	run -0 callfn "race 3000"
+	run -1 vm_check_log
+	assert_output --partial "BUG: KCSAN: data-race in smo_race_"
+	# the check moved the baseline past the report: teardown stays clean
+}
+
 @test "a freshly loaded smo_test cache is empty" {
 	for a in objects slabs partial cpu_slabs total_objects; do
 		run -0 attr "$a"
@@ -131,9 +154,10 @@ objs_per_slab() {
 	# own commands allocate between two readings (~0.2 MiB measured)
 	[ "$((after * 10))" -lt "$before" ]
 	# Slab: fell by (nearly) their size, and free memory rose by at least
-	# half of it
+	# a third of it: the rest of the guest allocates meanwhile (with
+	# slub_debug=FZPU on a busy host the rise was 48 % of the size once)
 	[ $(( (slab_kb0 - slab_kb1) * 10 )) -ge $((freed_kb * 9)) ]
-	[ $(( (free_kb1 - free_kb0) * 2 )) -ge "$freed_kb" ]
+	[ $(( (free_kb1 - free_kb0) * 3 )) -ge "$freed_kb" ]
 	run -0 callfn verify
 }
 

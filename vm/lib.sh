@@ -31,8 +31,19 @@ export SMO_ROOT SMO_CACHE SMO_FLAVOR
 # What marks a kernel splat in a guest's log (grep -E): the one list for the
 # selftests (selftests/lib/vm.bash) and the benchmarks.  "slabs counted but
 # counter=" is SLUB's validate reporting drifted nr_partial/nr_slabs: 6.12
-# prints it with pr_err and the write of validate still succeeds.
-SMO_SPLAT_PATTERNS='BUG:|BUG [^ ]+ \((Not t|T)ainted|WARNING:|Oops|general protection|KASAN|UBSAN|possible circular locking|list_add corruption|list_del corruption|Object corrupt|Redzone|Poison overwritten|kernel BUG at|Kernel panic|INFO: possible recursive locking|inconsistent lock state|rcu_.*detected stalls|refcount_t: |slabs counted but counter=|blocked for more than [0-9]+ seconds'
+# prints it with pr_err and the write of validate still succeeds; "partial
+# list drift" is the series' own check (patch 0022, any cache).  Stalls
+# and lockups, in 6.12's formats: "rcu: INFO: rcu_preempt detected stalls
+# on CPUs/tasks:", "rcu: INFO: rcu_preempt self-detected stall on CPU",
+# "rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks:",
+# "INFO: rcu_tasks detected stalls on tasks:", "watchdog: BUG: soft lockup -
+# CPU#0 stuck for 22s!", "Watchdog detected hard LOCKUP on cpu 1", "BUG:
+# workqueue lockup - pool", "INFO: task x:1 blocked for more than 45
+# seconds." (selftests/harness.bats matches each against this list).
+SMO_SPLAT_PATTERNS='BUG:|BUG [^ ]+ \((Not t|T)ainted|WARNING:|Oops|general protection|KASAN|UBSAN|possible circular locking|list_add corruption|list_del corruption|Object corrupt|Redzone|Poison overwritten|kernel BUG at|Kernel panic|INFO: possible recursive locking|inconsistent lock state|rcu_[a-z_]* (self-)?detected (expedited )?stalls?|soft lockup|hard LOCKUP|refcount_t: |slabs counted but counter=|partial list drift|blocked for more than [0-9]+ seconds'
+# What an OOM kill prints: a test fails on it unless it expects one
+# (selftests/lib/vm.bash, VM_OOM_EXPECTED)
+SMO_OOM_PATTERNS='invoked oom-killer|Out of memory: Killed process|Memory cgroup out of memory'
 
 # smo_splat_lines TEXT: print the lines of a kernel log TEXT that match
 # SMO_SPLAT_PATTERNS; true if there is one.  The one scan of the host

@@ -13,7 +13,9 @@
  *   /sys/kernel/debug/smo_dentry/stats  (read, root) counters:
  *	candidates	objects handed to the isolate callback
  *	taken		unused dentries taken for eviction
- *	evicted		taken dentries handed to the dcache's kill path
+ *	evicted		taken dentries killed
+ *	raced		taken dentries left alone: taken into use (or killed
+ *			by someone else) before the eviction reached them
  *	returned	taken dentries given back (superblock busy)
  *	skip_not_cached	free, being set up, or unhashed
  *	skip_in_use	dentries with references
@@ -34,6 +36,7 @@ struct smod_stats {
 	unsigned long candidates;
 	unsigned long taken;
 	unsigned long evicted;
+	unsigned long raced;
 	unsigned long returned;
 	unsigned long skip_not_cached;
 	unsigned long skip_in_use;
@@ -112,6 +115,7 @@ static void smod_migrate(struct kmem_cache *s, void **objs, int nr, int node,
 
 	spin_lock(&smod_stats_lock);
 	smod_stats.evicted += ds.evicted;
+	smod_stats.raced += ds.raced;
 	smod_stats.returned += ds.returned;
 	spin_unlock(&smod_stats_lock);
 }
@@ -124,8 +128,8 @@ static int smod_stats_show(struct seq_file *m, void *unused)
 	st = smod_stats;
 	spin_unlock(&smod_stats_lock);
 
-	seq_printf(m, "candidates %lu\ntaken %lu\nevicted %lu\nreturned %lu\n",
-		   st.candidates, st.taken, st.evicted, st.returned);
+	seq_printf(m, "candidates %lu\ntaken %lu\nevicted %lu\nraced %lu\nreturned %lu\n",
+		   st.candidates, st.taken, st.evicted, st.raced, st.returned);
 	seq_printf(m, "skip_not_cached %lu\nskip_in_use %lu\nskip_busy %lu\n",
 		   st.skip_not_cached, st.skip_in_use, st.skip_busy);
 	return 0;

@@ -34,6 +34,19 @@
  *	warn			fire a WARN() (tests the harness's log scan)
  *	hang SECS		sleep SECS (1..60) in D state (tests the
  *				harness's hung-task detection)
+ *	lockup SECS		spin SECS (1..30) with preemption off (tests
+ *				the soft-lockup detector and the log scan)
+ *	race MS			a deliberate data race for MS (1..10000) ms:
+ *				a kthread and the writer increment one counter
+ *				with plain accesses (the canary of the KCSAN
+ *				flavor: its report must fail the log check)
+ *	lockorder		the deadlock the callbacks' contract forbids,
+ *				staged without the race: a shrink runs the
+ *				callbacks (which take smo_lock), then mobility
+ *				is turned off with smo_lock held and on again
+ *				(the canary of the debug kernel's lockdep:
+ *				its report must fail the log check); -EAGAIN
+ *				if the shrink called no callback
  *   /sys/kernel/debug/smo_test/result  (read, root) outcome of the last
  *				command
  *   /sys/kernel/debug/smo_test/stats   (read, root) object and migration
@@ -118,6 +131,8 @@ struct smo_pool {
 
 static DEFINE_MUTEX(smo_lock);
 static DEFINE_MUTEX(smo_noctor_lock);
+/* Calls of smo_isolate(), under smo_lock (the lockorder command) */
+static unsigned long smo_isolate_calls;
 static struct smo_pool smo_main = {
 	.objects = LIST_HEAD_INIT(smo_main.objects),
 	.live = XARRAY_INIT(smo_main.live, 0),
@@ -255,6 +270,7 @@ static void *smo_isolate(struct kmem_cache *s, void **objs, int nr)
 	int i;
 
 	mutex_lock(&smo_lock);
+	smo_isolate_calls++;
 	pool = smo_pool_of(s);
 	for (i = 0; i < nr; i++) {
 		if (!objs[i])
@@ -917,11 +933,106 @@ static int smo_cmd_hang(int argc, const char **argv)
 	return 0;
 }
 
+static int smo_cmd_lockup(int argc, const char **argv)
+{
+	unsigned long secs, end;
+
+	if (smo_parse_ulong(argv[0], &secs) || !secs || secs > 30)
+		return -EINVAL;
+	/* No schedule on this CPU for SECS: what the watchdog looks for */
+	preempt_disable();
+	end = jiffies + secs * HZ;
+	while (time_before(jiffies, end))
+		cpu_relax();
+	preempt_enable();
+	smo_set_result("lockup: ok 0\n");
+	return 0;
+}
+
+/*
+ * The data race of the race command: plain read-modify-writes of one word
+ * from two CPUs, which no lock orders.  Deliberate; nothing else uses it.
+ */
+static unsigned long smo_race_word;
+
+static noinline void smo_race_step(void)
+{
+	smo_race_word++;
+}
+
+static void smo_race_loop(unsigned long end)
+{
+	unsigned long i = 0;
+
+	while (time_before(jiffies, end)) {
+		smo_race_step();
+		if (!(++i % 1024))
+			cond_resched();
+	}
+}
+
+static int smo_race_thread(void *arg)
+{
+	smo_race_loop(*(unsigned long *)arg);
+	/* Runs until kthread_stop(): the thread must not exit on its own */
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static int smo_cmd_race(int argc, const char **argv)
+{
+	struct task_struct *task;
+	unsigned long ms, end;
+
+	if (smo_parse_ulong(argv[0], &ms) || !ms || ms > 10000)
+		return -EINVAL;
+	end = jiffies + msecs_to_jiffies(ms);
+	task = kthread_run(smo_race_thread, &end, "smo_race");
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	smo_race_loop(end);
+	kthread_stop(task);
+	smo_set_result("race: ok 0\n");
+	return 0;
+}
+
 static int smo_cmd_warn(int argc, const char **argv)
 {
 	WARN(1, "smo_test: WARN requested through callfn\n");
 	smo_set_result("warn: ok 0\n");
 	return 0;
+}
+
+/*
+ * The canary of lockdep's view of the pass count (debug kernel): a shrink
+ * teaches lockdep that a pass counted on smo_test takes smo_lock (in
+ * smo_isolate()); turning mobility off with smo_lock held then waits, as
+ * far as lockdep can tell, for a pass that needs smo_lock.  No pass runs
+ * at that moment, so nothing hangs, but the order is the deadlock the
+ * contract forbids and lockdep must report it.  Mobility is on afterwards.
+ */
+static int smo_cmd_lockorder(int argc, const char **argv)
+{
+	unsigned long calls;
+	int err;
+
+	mutex_lock(&smo_lock);
+	calls = smo_isolate_calls;
+	mutex_unlock(&smo_lock);
+	kmem_cache_shrink(smo_main.cache);
+
+	mutex_lock(&smo_lock);
+	calls = smo_isolate_calls - calls;
+	err = calls ? kmem_cache_setup_mobility(smo_main.cache, NULL, NULL) :
+		      -EAGAIN;
+	mutex_unlock(&smo_lock);
+	if (calls)
+		err = err ?: kmem_cache_setup_mobility(smo_main.cache,
+						       smo_isolate, smo_migrate);
+	smo_set_result("lockorder: %s %d isolate_calls=%lu\n",
+		       err ? "error" : "ok", err, calls);
+	return err;
 }
 
 /* === debugfs files ======================================================= */
@@ -941,6 +1052,9 @@ static const struct smo_cmd smo_commands[] = {
 	{ "typesafe", 0, 0, smo_cmd_typesafe },
 	{ "warn",   0, 0, smo_cmd_warn },
 	{ "hang",   1, 1, smo_cmd_hang },
+	{ "lockup", 1, 1, smo_cmd_lockup },
+	{ "race",   1, 1, smo_cmd_race },
+	{ "lockorder", 0, 0, smo_cmd_lockorder },
 };
 
 static ssize_t smo_callfn_write(struct file *file, const char __user *ubuf,

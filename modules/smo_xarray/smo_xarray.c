@@ -21,6 +21,15 @@
  *	the array: its nodes, and how many nodes and objects KFENCE holds (no
  *	slab counts those), for comparison with SLUB's own counts
  *
+ * The reader checks every object it finds (reader_errors counts the wrong
+ * ones) and counts the entries each pass visits.  A pass during which no
+ * populate, punch or free ran (reader_checked) must have visited exactly
+ * the objects the array held: moves of objects and of nodes replace what
+ * they move and must never hide an entry from a reader.  reader_missed
+ * counts the checked passes that saw another number; reader_moving the
+ * checked passes during which objects moved, reader_retries the retry
+ * entries the reader found (a node moved or shrunk under it).
+ *
  * A failed command fails the write: -EINVAL for malformed input,
  * -EBADMSG when verification finds a lost or corrupted entry.
  *
@@ -67,7 +76,11 @@ static DEFINE_MUTEX(smox_lock);
 static unsigned long smox_next_index, smox_nr_objects;
 static unsigned long smox_moved, smox_migrate_failed, smox_skipped;
 static unsigned long smox_idr_next, smox_idr_nr;
+/* Odd while a command adds or removes entries, for the reader's count */
+static unsigned long smox_changing;
 static atomic_long_t smox_reader_passes, smox_reader_errors;
+static atomic_long_t smox_reader_checked, smox_reader_missed;
+static atomic_long_t smox_reader_moving, smox_reader_retries;
 static struct task_struct *smox_reader;
 static struct dentry *smox_debugfs;
 
@@ -131,7 +144,7 @@ static int smox_store_new(unsigned long index)
 		kmem_cache_free(smox_cache, so);
 		return err;
 	}
-	smox_nr_objects++;
+	WRITE_ONCE(smox_nr_objects, smox_nr_objects + 1);
 	return 0;
 }
 
@@ -175,7 +188,7 @@ static void smox_migrate(struct kmem_cache *s, void **objs, int nr, int nid,
 		/* Replacing a present entry allocates nothing */
 		WARN_ON(xa_store(&smox_xa, index, new, GFP_KERNEL) != old);
 		smox_retire(old);
-		smox_moved++;
+		WRITE_ONCE(smox_moved, smox_moved + 1);
 	}
 	mutex_unlock(&smox_lock);
 }
@@ -219,7 +232,7 @@ static void smox_erase(unsigned long index)
 
 	if (so) {
 		smox_retire(so);
-		smox_nr_objects--;
+		WRITE_ONCE(smox_nr_objects, smox_nr_objects - 1);
 	}
 }
 
@@ -232,19 +245,71 @@ static void smox_free_all(void)
 		smox_erase(index);
 }
 
+/*
+ * Commands that add or remove entries run between smox_change_begin() and
+ * smox_change_end(), under smox_lock; the reader compares its count only
+ * for passes that no such command overlapped (a seqcount without the
+ * seqcount API, whose write side KCSAN would take as atomic).
+ */
+static void smox_change_begin(void)
+{
+	WRITE_ONCE(smox_changing, smox_changing + 1);
+	smp_wmb();	/* odd before the first change */
+}
+
+static void smox_change_end(void)
+{
+	smp_wmb();	/* the changes before even */
+	WRITE_ONCE(smox_changing, smox_changing + 1);
+}
+
+/*
+ * One pass over the array under RCU with an xa_state kept across entries,
+ * as RCU walkers such as the page cache's do: a node moved or shrunk under
+ * the walk shows as retry entries, and the walk restarts at the same index.
+ * Returns the entries visited.
+ */
+static unsigned long smox_reader_pass(void)
+{
+	XA_STATE(xas, &smox_xa, 0);
+	struct smox_object *so;
+	unsigned long seen = 0;
+
+	rcu_read_lock();
+	xas_for_each(&xas, so, ULONG_MAX) {
+		if (xas_retry(&xas, so)) {
+			atomic_long_inc(&smox_reader_retries);
+			continue;
+		}
+		if (READ_ONCE(so->index) != xas.xa_index ||
+		    READ_ONCE(so->check) != smox_checksum(xas.xa_index))
+			atomic_long_inc(&smox_reader_errors);
+		seen++;
+	}
+	rcu_read_unlock();
+	return seen;
+}
+
 static int smox_reader_fn(void *unused)
 {
 	while (!kthread_should_stop()) {
-		struct smox_object *so;
-		unsigned long index;
+		unsigned long changing, held, moved, seen;
 
-		rcu_read_lock();
-		xa_for_each(&smox_xa, index, so) {
-			if (READ_ONCE(so->index) != index ||
-			    READ_ONCE(so->check) != smox_checksum(index))
-				atomic_long_inc(&smox_reader_errors);
+		changing = READ_ONCE(smox_changing);
+		smp_rmb();	/* the count after the sequence */
+		held = READ_ONCE(smox_nr_objects);
+		moved = READ_ONCE(smox_moved);
+		seen = smox_reader_pass();
+		smp_rmb();	/* the walk before the sequence */
+		if (!(changing & 1) && READ_ONCE(smox_changing) == changing) {
+			atomic_long_inc(&smox_reader_checked);
+			if (READ_ONCE(smox_moved) != moved)
+				atomic_long_inc(&smox_reader_moving);
+			if (seen != held &&
+			    atomic_long_inc_return(&smox_reader_missed) == 1)
+				pr_err("reader pass saw %lu entries, the array held %lu\n",
+				       seen, held);
 		}
-		rcu_read_unlock();
 		atomic_long_inc(&smox_reader_passes);
 		cond_resched();
 	}
@@ -286,8 +351,10 @@ static int smox_cmd_populate(int argc, const char **argv)
 
 	if (smox_parse_ulong(argv[0], &nr) || !nr)
 		return -EINVAL;
+	smox_change_begin();
 	for (i = 0; i < nr && !err; i++)
 		err = smox_store_new(smox_next_index++);
+	smox_change_end();
 	return err;
 }
 
@@ -298,10 +365,12 @@ static int smox_cmd_punch(int argc, const char **argv)
 
 	if (smox_parse_ulong(argv[0], &keep) || !keep)
 		return -EINVAL;
+	smox_change_begin();
 	xa_for_each(&smox_xa, index, so) {
 		if (n++ % keep)
 			smox_erase(index);
 	}
+	smox_change_end();
 	return 0;
 }
 
@@ -312,7 +381,9 @@ static int smox_cmd_verify(int argc, const char **argv)
 
 static int smox_cmd_free(int argc, const char **argv)
 {
+	smox_change_begin();
 	smox_free_all();
+	smox_change_end();
 	return 0;
 }
 
@@ -449,7 +520,7 @@ static ssize_t smox_stats_read(struct file *file, char __user *ubuf,
 			       size_t len, loff_t *off)
 {
 	unsigned long nodes, nodes_kfence, objs_kfence;
-	char buf[400];
+	char buf[512];
 	int n;
 
 	mutex_lock(&smox_lock);
@@ -457,11 +528,17 @@ static ssize_t smox_stats_read(struct file *file, char __user *ubuf,
 	n = scnprintf(buf, sizeof(buf),
 		      "objects %lu\nmoved %lu\nmigrate_failed %lu\nskipped %lu\n"
 		      "idr_ids %lu\nreader_passes %ld\nreader_errors %ld\n"
+		      "reader_checked %ld\nreader_missed %ld\n"
+		      "reader_moving %ld\nreader_retries %ld\n"
 		      "nodes %lu\nnodes_kfence %lu\nkfence %lu\n",
 		      smox_nr_objects, smox_moved, smox_migrate_failed,
 		      smox_skipped, smox_idr_nr,
 		      atomic_long_read(&smox_reader_passes),
 		      atomic_long_read(&smox_reader_errors),
+		      atomic_long_read(&smox_reader_checked),
+		      atomic_long_read(&smox_reader_missed),
+		      atomic_long_read(&smox_reader_moving),
+		      atomic_long_read(&smox_reader_retries),
 		      nodes, nodes_kfence, objs_kfence);
 	mutex_unlock(&smox_lock);
 	return simple_read_from_buffer(ubuf, len, off, buf, n);

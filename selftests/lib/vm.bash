@@ -45,6 +45,10 @@
 #   vm_rounds N   N, or a fifth of it on the debug flavor's CI run, for
 #                 repetition loops; vm_debug_full_only [WHY] skips a test
 #                 there (make check-debug-full runs everything).
+#   vm_slow [WHY]  skip a slow test in the quick make check (SMO_CHECK_FULL=1:
+#                 make check-full, CI, runs it).
+#   vm_not_with_debug_caches [WHY]  skip a test on the slub_debug=FZPU pass
+#                 when debug caches change nothing in the code it checks.
 #   vm_kfence_off  stop KFENCE from taking allocations for the rest of
 #                 this guest's life (sample_interval 0): for files whose
 #                 tests count objects per slab exactly (a KFENCE object sits
@@ -62,6 +66,9 @@
 #                 elsewhere a no-op.  Prints what it validated; fails if a
 #                 write fails.  Drift shows as "slabs counted but counter="
 #                 in the log, which vm_check_log fails on.
+#   vm_slab_check [CACHE...]  the series' partial-list check (debugfs
+#                 slab_mobility/check) of CACHE (default as vm_slub_validate),
+#                 with or without SLUB debugging; fails on drift.
 #   vm_check_log  scan the guest kernel log (ttyS0, captured on the host)
 #                 since the previous check for splats (BUG:, WARNING:, Oops,
 #                 KASAN, UBSAN, lockdep, list corruption, SLUB debug reports,
@@ -83,7 +90,7 @@
 #   vm_console    print the path of the console log.
 #
 # Environment: SMO_CMDLINE (extra kernel args, e.g. slub_debug=FZPU),
-# SMO_KERNEL_KEY (a build to boot, see vm_start), VM_TIMEOUT, VM_MODPROBE=1, SMO_INITRD (vm/boot's), VM_LOG_DIR (default $SMO_CACHE/logs/<checkout
+# SMO_KERNEL_KEY (a build to boot, see vm_start), SMO_CHECK_FULL, VM_TIMEOUT, VM_MODPROBE=1, SMO_INITRD (vm/boot's), VM_LOG_DIR (default $SMO_CACHE/logs/<checkout
 # id>, as vm/check),
 # VM_LOG_PATTERNS_EXTRA (extra grep -E alternatives), VM_TIMEOUT_SCALE,
 # plus vm/boot's SMO_*.
@@ -138,6 +145,27 @@ vm_rounds() {
 	fi
 }
 
+# vm_slow [WHY]: skip this test in the quick run (make check, the
+# newcomer's command, which must stay well under ten minutes on 2 cores
+# under TCG) unless the full suite was asked for: SMO_CHECK_FULL=1 (make
+# check-full and the other passes CI runs) or SMO_DEBUG_FULL=1.  For the
+# tests that each take a quarter of a minute or more (a reboot with
+# another command line, lib/test_xarray, the system workload) and whose
+# code the quick run's other tests reach too
+vm_slow() {
+	[[ "${SMO_CHECK_FULL:-0}" == 1 || "${SMO_DEBUG_FULL:-0}" == 1 ]] && return 0
+	skip "slow: make check-full runs it${1:+ ($1)}"
+}
+
+# vm_not_with_debug_caches [WHY]: skip this test on the slub_debug=FZPU
+# pass (make check-slub-debug) when the code it checks runs the same with
+# and without debug caches (a blocked pass, a destroy waiting, lib code):
+# that pass is for the series' debug branches
+vm_not_with_debug_caches() {
+	vm_slub_debug_all || return 0
+	skip "the same code with and without debug caches: make check runs it${1:+ ($1)}"
+}
+
 # vm_min_timeout SECS: raise VM_TIMEOUT to at least SECS (for files whose
 # workloads take minutes)
 vm_min_timeout() {
@@ -171,6 +199,9 @@ vm_console() { printf '%s/console.log\n' "$(_vm_rundir)"; }
 vm_start() {
 	local dir="${BATS_FILE_TMPDIR:?vm_start must be called from setup_file}/vm"
 	local build_log="$BATS_FILE_TMPDIR/vm-build.log" cmdline="${SMO_CMDLINE:-} $*"
+	# The sanitizer kernels run everything several times slower: a soft
+	# lockup there is a CPU without a schedule for 60 s, not 20 s
+	((VM_TIMEOUT_SCALE == 1)) || cmdline="watchdog_thresh=30 $cmdline"
 	# A key handed over names a finished build (vm/check's).  Without one,
 	# build here and keep the key for this file's later boots (vm_restart):
 	# a patch edited meanwhile must not send them to another tree.
@@ -202,6 +233,34 @@ vm_start() {
 	echo 0 >"$dir/log.offset"
 	# Leaks of the boot are not this file's: forget them
 	vm_run "test -e $VM_KMEMLEAK && echo clear > $VM_KMEMLEAK" >/dev/null 2>&1 || true
+}
+
+# vm_slub_debug_all: true if this file's guests boot with SLUB consistency
+# checks on every cache (SMO_CMDLINE has a global slub_debug=...F...: make
+# check-slub-debug)
+vm_slub_debug_all() {
+	[[ " ${SMO_CMDLINE:-} " =~ \ slub_debug=[A-Z]*F[A-Z]*\  ]]
+}
+
+# vm_check_slub_debug_mode: the guest runs the SLUB debug mode the harness
+# asked for: with vm_slub_debug_all, /proc/cmdline carries the option and
+# a movable cache created now has sanity checks; without, it has none (the
+# production paths: CPU slabs, frozen slabs, the cmpxchg freelist)
+vm_check_slub_debug_mode() {
+	local out want=0
+	vm_slub_debug_all && want=1
+	out="$(vm_run 'cat /proc/cmdline; cat /sys/kernel/slab/radix_tree_node/sanity_checks')" || {
+		echo "vm_check_slub_debug_mode: the guest did not answer: $out"
+		return 1
+	}
+	if ((want)) && [[ " $(head -n1 <<<"$out") " != *" slub_debug="* ]]; then
+		echo "vm_check_slub_debug_mode: slub_debug asked for, not on the guest's command line: $out"
+		return 1
+	fi
+	if [[ "$(tail -n1 <<<"$out")" != "$want" ]]; then
+		echo "vm_check_slub_debug_mode: radix_tree_node sanity_checks is $(tail -n1 <<<"$out"), want $want (SMO_CMDLINE='${SMO_CMDLINE:-}')"
+		return 1
+	fi
 }
 
 VM_KMEMLEAK=/sys/kernel/debug/kmemleak
@@ -338,36 +397,92 @@ vm_setup_module() {
 	done
 }
 
+# vm_test_skipped: true in teardown() after the test called skip (bats
+# sets BATS_TEST_SKIPPED): the test moved nothing, its teardown only
+# unloads (the checks of a skipped test cost 10-20 s each on the debug
+# kernel, where CI skips the vm_debug_full_only tests)
+vm_test_skipped() {
+	[[ -n "${BATS_TEST_SKIPPED:-}" ]]
+}
+
 vm_teardown_module() {
-	local rc=0 out
+	local rc=0 out checks=""
 	: "${1:?vm_teardown_module NAME...}"
-	vm_slub_validate || rc=1
-	# One guest command for all of them (every command starts a handful of
-	# processes, which the debug kernel makes slow): a module the test
-	# already removed is fine; one that will not go is not
-	out="$(vm_run "rc=0; for m in $*; do
-		grep -q \"^\$m \" /proc/modules || continue
-		rmmod \$m || { echo \"rmmod \$m failed\"; rc=1; }
-	done; exit \$rc" 2>&1)" || { echo "$out"; rc=1; }
+	# One guest command for validate, the series' check and the rmmods
+	# (every command starts a handful of processes, a second each on the
+	# debug kernel): each part runs in its own subshell, so a failing one
+	# does not keep the others from running.  A module the test already
+	# removed is fine; one that will not go is not.
+	vm_test_skipped || checks="( $(_vm_slub_validate_script) ) || rc=1
+			( $(_vm_slab_check_script) ) || rc=1"
+	if vm_alive; then
+		out="$(vm_run "rc=0
+			$checks
+			for m in $*; do
+				grep -q \"^\$m \" /proc/modules || continue
+				rmmod \$m || { echo \"rmmod \$m failed\"; rc=1; }
+			done
+			exit \$rc" 2>&1)" || { echo "$out"; rc=1; }
+	fi
 	# not the last command: its status must be kept by hand (teardown runs
 	# without errexit, and only the function's return status counts)
 	vm_teardown_test || rc=1
 	((rc == 0)) || fail "module teardown failed after: ${BATS_TEST_DESCRIPTION:-test}"
 }
 
+# The caches vm_slub_validate and vm_slab_check look at by default, as a
+# guest shell expression: every cache with a migrate callback, and
+# radix_tree_node (the page cache's XArray nodes)
+_VM_CHECKED_CACHES='$(grep -l "^migrate :" /sys/kernel/slab/*/ops 2>/dev/null | sed "s|/sys/kernel/slab/||; s|/ops||") radix_tree_node'
+
 # Validation only runs where the cache has sanity checks: without them 6.12's
 # validate_store() refuses with EINVAL and SLUB keeps no full list to count.
+# Where the command line asks for them on every cache (vm_slub_debug_all),
+# a cache without them fails: a lost command line must not turn the
+# validation of the slub_debug pass into nothing.
 vm_slub_validate() {
-	local caches="$*"
-	[[ -n "$caches" ]] || caches='$(grep -l "^migrate :" /sys/kernel/slab/*/ops 2>/dev/null | sed "s|/sys/kernel/slab/||; s|/ops||") radix_tree_node'
 	vm_alive || return 0
-	vm_run "for c in $caches; do
+	vm_run "$(_vm_slub_validate_script "$@")"
+}
+
+# _vm_slub_validate_script [CACHE...]: vm_slub_validate's guest command
+_vm_slub_validate_script() {
+	local caches="$*" need=0
+	[[ -n "$caches" ]] || caches="$_VM_CHECKED_CACHES"
+	vm_slub_debug_all && need=1
+	echo "for c in $caches; do
 		d=/sys/kernel/slab/\$c
 		[ -d \$d ] && [ ! -L \$d ] || continue
-		[ \"\$(cat \$d/sanity_checks)\" = 1 ] || continue
+		if [ \"\$(cat \$d/sanity_checks)\" != 1 ]; then
+			[ $need = 0 ] || { echo \"\$c has no sanity checks under slub_debug\"; exit 1; }
+			continue
+		fi
 		echo 1 > \$d/validate || { echo \"validate \$c failed\"; exit 1; }
 		echo \"validated \$c\"
 	done"
+}
+
+# vm_slab_check [CACHE...]: have the series check each node's partial list
+# against its count (patch 0022, /sys/kernel/debug/slab_mobility/check) for
+# CACHE (default: every cache with a migrate callback, and radix_tree_node).
+# Unlike validate it works on caches without SLUB debugging: the production
+# paths the sanitizers run.  A no-op on kernels without the file (mainline).
+vm_slab_check() {
+	vm_alive || return 0
+	vm_run "$(_vm_slab_check_script "$@")"
+}
+
+# _vm_slab_check_script [CACHE...]: vm_slab_check's guest command
+_vm_slab_check_script() {
+	local caches="$*"
+	[[ -n "$caches" ]] || caches="$_VM_CHECKED_CACHES"
+	echo "f=/sys/kernel/debug/slab_mobility/check
+		[ -e \$f ] || exit 0
+		for c in $caches; do
+			[ -d /sys/kernel/slab/\$c ] || continue
+			echo \$c > \$f || { echo \"check \$c failed\"; exit 1; }
+			echo \"checked \$c\"
+		done"
 }
 
 # Put a marker into the kernel log and wait until it shows up on the console
@@ -407,9 +522,15 @@ vm_log_since_mark() {
 
 vm_log_reset() { _vm_log_take >/dev/null; }
 
+# vm_check_log: fail (1) on a splat in the kernel log since the last check,
+# and on an OOM kill unless VM_OOM_EXPECTED=1.  The console log is this
+# file's whole kernel log, read from the byte where the last check stopped:
+# each OOM kill is counted once, in the test during which it happened, and
+# not lost to a kernel ring buffer that wraps.
 vm_check_log() {
 	local text pat="$VM_LOG_PATTERNS" hits
 	[[ -n "${VM_LOG_PATTERNS_EXTRA:-}" ]] && pat+="|$VM_LOG_PATTERNS_EXTRA"
+	[[ "${VM_OOM_EXPECTED:-0}" == 1 ]] || pat+="|$SMO_OOM_PATTERNS"
 	text="$(_vm_log_take)"
 	hits="$(grep -a -E -n -- "$pat" <<<"$text" || true)"
 	[[ -z "$hits" ]] && return 0
