@@ -241,6 +241,7 @@ scan_result() {
 }
 
 @test "host: bench/run's scan row reads NOT RUN and fails the run without a measurement" {
+	vm_slow "a self-test of bench/run"
 	stand_in
 	export STANDIN_SCAN
 	STANDIN_SCAN=$(scan_result 1000 1020)
@@ -263,6 +264,7 @@ assert d["not_run"] == ["scan"], d["not_run"]' "$BATS_TEST_TMPDIR/out/results.js
 }
 
 @test "host: bench/demo fails on the splats of SMO_SPLAT_PATTERNS and on a guest gone at the end" {
+	vm_slow "a self-test of bench/demo"
 	local line
 	stand_in
 	export STANDIN_DMESG="smo_test: module loaded" STANDIN_DEAD=0

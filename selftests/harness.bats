@@ -129,6 +129,7 @@ SMO_EOF" >"$BATS_TEST_TMPDIR/got"
 }
 
 @test "the kernel log scan catches a task hung in D state" {
+	vm_slow "a harness self-test: a task held 8 s in D state"
 	local hung=/proc/sys/kernel/hung_task_timeout_secs old
 	run -0 vm_run "test -e $hung" # the config has DETECT_HUNG_TASK
 	run -0 vm_check_log
@@ -155,6 +156,7 @@ SMO_EOF" >"$BATS_TEST_TMPDIR/got"
 }
 
 @test "the kernel log scan catches a soft lockup" {
+	vm_slow "a harness self-test: a CPU held past the soft-lockup threshold"
 	local thresh=/proc/sys/kernel/watchdog_thresh old
 	run -0 vm_run "test -e $thresh" # the config has SOFTLOCKUP_DETECTOR
 	old=$(vm_run "cat $thresh")
@@ -171,6 +173,7 @@ SMO_EOF" >"$BATS_TEST_TMPDIR/got"
 }
 
 @test "the kernel log scan fails on an OOM kill unless the test expects one" {
+	vm_slow "a harness self-test: two OOM kills"
 	local cg=/sys/fs/cgroup/smo-oom oom
 	# a memory cgroup of 16 MiB and a shell in it that wants more (busybox
 	# tail keeps the whole newline-free /dev/zero): the OOM killer kills it
@@ -213,6 +216,7 @@ FORMATS
 }
 
 @test "a command past its timeout fails fast and the agent still answers" {
+	vm_slow "a harness self-test"
 	local start=$SECONDS
 	VM_TIMEOUT_SCALE=1 VM_TIMEOUT=3 run -124 vm_run 'sleep 30'
 	((SECONDS - start <= 10))
@@ -223,6 +227,7 @@ FORMATS
 }
 
 @test "a guest crash is reported as 255 and a restart recovers" {
+	vm_slow "a harness self-test: a crash and a reboot"
 	run vm_run 'echo c > /proc/sysrq-trigger'
 	# the command dies with the guest: 255 (or no reply at all)
 	[[ "$status" == 255 || "$status" == 124 ]]

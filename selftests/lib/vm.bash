@@ -42,9 +42,12 @@
 #                 value (0 if absent).
 #   vm_stat FILE KEY  the value after KEY in a guest file of "KEY VALUE"
 #                 lines: the modules' stats and control files.
-#   vm_rounds N   N, or a fifth of it on the debug flavor's CI run, for
-#                 repetition loops; vm_debug_full_only [WHY] skips a test
-#                 there (make check-debug-full runs everything).
+#   vm_rounds N   N, or a fifth of it on the debug flavor's CI run and in
+#                 the quick run, for repetition loops; vm_debug_full_only
+#                 [WHY] skips a test on that debug run (make
+#                 check-debug-full runs everything).
+#   vm_quick      true in the quick run (make check; SMO_CHECK_FULL and
+#                 SMO_DEBUG_FULL unset).
 #   vm_slow [WHY]  skip a slow test in the quick make check (SMO_CHECK_FULL=1:
 #                 make check-full, CI, runs it).
 #   vm_not_with_debug_caches [WHY]  skip a test on the slub_debug=FZPU pass
@@ -136,24 +139,35 @@ vm_debug_full_only() {
 }
 
 # vm_rounds N: the number of rounds of a repetition loop: N, or a fifth of
-# it (at least 1) on the debug flavor's CI run (see vm_debug_full_only)
+# it (at least 1) on the debug flavor's CI run (see vm_debug_full_only) and
+# in the quick run (vm_quick): every round runs the same kernel paths, the
+# first one already reaches them
 vm_rounds() {
-	if _vm_debug_subset; then
+	if _vm_debug_subset || vm_quick; then
 		echo $(((${1:?vm_rounds N} + 4) / 5))
 	else
 		echo "$1"
 	fi
 }
 
+# vm_quick: true in the quick run (make check, or bats run by hand): the
+# full suite was not asked for (SMO_CHECK_FULL=1: make check-full and every
+# other pass CI runs; SMO_DEBUG_FULL=1: make check-debug-full)
+vm_quick() {
+	[[ "${SMO_CHECK_FULL:-0}" != 1 && "${SMO_DEBUG_FULL:-0}" != 1 ]]
+}
+
 # vm_slow [WHY]: skip this test in the quick run (make check, the
-# newcomer's command, which must stay well under ten minutes on 2 cores
-# under TCG) unless the full suite was asked for: SMO_CHECK_FULL=1 (make
+# newcomer's command, which must stay near five minutes on 2 cores under
+# TCG: with the kernel build, install and make demo, 15 minutes) unless the full suite was asked for: SMO_CHECK_FULL=1 (make
 # check-full and the other passes CI runs) or SMO_DEBUG_FULL=1.  For the
 # tests that each take a quarter of a minute or more (a reboot with
 # another command line, lib/test_xarray, the system workload) and whose
-# code the quick run's other tests reach too
+# code the quick run's other tests reach too, and for the self-tests of
+# the harness's and benchmarks' failure detection (they check our
+# scripts, not the kernel)
 vm_slow() {
-	[[ "${SMO_CHECK_FULL:-0}" == 1 || "${SMO_DEBUG_FULL:-0}" == 1 ]] && return 0
+	vm_quick || return 0
 	skip "slow: make check-full runs it${1:+ ($1)}"
 }
 
