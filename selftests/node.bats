@@ -135,6 +135,20 @@ result() {
 		awk -v op="$2" '$1 == op && $3 == "moved" && $5 == "left" { print $2, $4, $6 }'
 }
 
+# all_on_node NODE STEP: after STEP, every slab and object of both XArray
+# caches is on NODE (node 0 or 1): the other node has none
+all_on_node() {
+	local c other=$((1 - $1)) a b
+	for c in smox_test radix_tree_node_movable; do
+		a=$(on_node $c "$1")
+		b=$(on_node $c $other)
+		echo "$c after $2: slabs N$1=$a N$other=$b"
+		[ "$a" -gt 0 ] || return 1
+		[ "$b" -eq 0 ] || return 1
+		[ "$(vm_slab_attr $c objects $other)" -eq 0 ] || return 1
+	done
+}
+
 # Both caches of smo_xarray: the objects (smox_test) and the nodes of its
 # XA_FLAGS_MOVABLE array (radix_tree_node_movable, which holds no other
 # node).  Everything goes to node 0, then to node 1: each move must hand
@@ -151,13 +165,7 @@ result() {
 		run -0 ctl $c move N0
 	done
 	run -0 settle
-	for c in smox_test radix_tree_node_movable; do
-		a=$(on_node $c 0)
-		b=$(on_node $c 1)
-		echo "$c after move N0: slabs N0=$a N1=$b"
-		[ "$a" -gt 0 ]
-		[ "$b" -eq 0 ]
-	done
+	all_on_node 0 "move N0"
 	run -0 census_smo_xarray
 	echo "$output"
 
@@ -172,14 +180,7 @@ result() {
 		[ "$((moved + left))" -eq "$n0" ]
 	done
 	run -0 settle
-	for c in smox_test radix_tree_node_movable; do
-		a=$(on_node $c 0)
-		b=$(on_node $c 1)
-		echo "$c after move N1: slabs N0=$a N1=$b"
-		[ "$a" -eq 0 ]
-		[ "$(vm_slab_attr $c objects 0)" -eq 0 ]
-		[ "$b" -gt 0 ]
-	done
+	all_on_node 1 "move N1"
 	run -0 census_smo_xarray
 	echo "$output"
 	run -0 smox verify

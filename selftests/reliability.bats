@@ -110,6 +110,26 @@ stress_with_moves() {
 	stress_result
 }
 
+# held_pass MS SLEEP PASS ACTIONS: run PASS (a guest command) in the
+# background with the evacuate delay point holding it MS ms at every slab,
+# then ACTIONS (guest commands) after SLEEP seconds; fails unless the pass
+# was still running when ACTIONS were done and then ended with status 0.
+# Leaves the delay at 0 and the guest's output in $output.
+held_pass() {
+	local delay=/sys/kernel/debug/slab_mobility/evacuate_ms
+	run vm_run "rm -f /tmp/pass.rc; echo $1 > $delay
+		($3; echo \"pass \$?\" > /tmp/pass.rc) &
+		sleep $2
+		$4
+		test -e /tmp/pass.rc && echo 'pass had finished' ||
+			echo 'pass still running'
+		wait; cat /tmp/pass.rc; echo 0 > $delay"
+	echo "$output"
+	[ "$status" -eq 0 ] || return 1
+	[[ "$output" == *"pass still running"* ]] || return 1
+	[[ "$output" == *"pass 0"* ]]
+}
+
 # 10000 objects on node 0, mobility on, one in 10 kept
 fragment_node0() {
 	run -0 callfn "alloc 10000 0"
@@ -419,20 +439,11 @@ setup_window_moves() {
 		partial=$(node_field partial 0)
 		echo "pass: $pass; partial slabs on node 0: $partial"
 		[ "$partial" -ge 20 ]
-		run -0 vm_run "rm -f /tmp/pass.rc; echo 500 > $delay
-			($pass; echo \"pass \$?\" > /tmp/pass.rc) &
-			sleep 0.5
-			insmod /lib/modules/smo/smo_template.ko &&
+		held_pass 500 0.5 "$pass" "insmod /lib/modules/smo/smo_template.ko &&
 				rmmod smo_template; echo \"create+destroy \$?\"
-			echo 0 > $cpu && echo 1 > $cpu; echo \"hotplug \$?\"
-			test -e /tmp/pass.rc && echo 'pass had finished' ||
-				echo 'pass still running'
-			wait; cat /tmp/pass.rc; echo 0 > $delay"
-		echo "$output"
+			echo 0 > $cpu && echo 1 > $cpu; echo \"hotplug \$?\""
 		[[ "$output" == *"create+destroy 0"* ]]
 		[[ "$output" == *"hotplug 0"* ]]
-		[[ "$output" == *"pass still running"* ]]
-		[[ "$output" == *"pass 0"* ]]
 		run -0 vm_run "cat $cpu"
 		[ "$output" = 1 ]
 		run -0 callfn verify
@@ -454,17 +465,9 @@ setup_window_moves() {
 	run -0 callfn "punch 8"
 	run -0 callfn enable
 	run -0 vm_check_log
-	run -0 vm_run "rm -f /tmp/shrink.rc; echo 200 > $delay
-		(echo 1 > $SLAB/shrink; echo \"shrink \$?\" > /tmp/shrink.rc) &
-		sleep 1
-		echo 1 > $SLAB/validate; echo \"validate \$?\"
-		test -e /tmp/shrink.rc && echo 'pass had finished' ||
-			echo 'pass still running'
-		wait; cat /tmp/shrink.rc; echo 0 > $delay"
-	echo "$output"
+	held_pass 200 1 "echo 1 > $SLAB/shrink" \
+		"echo 1 > $SLAB/validate; echo \"validate \$?\""
 	[[ "$output" == *"validate 0"* ]]
-	[[ "$output" == *"pass still running"* ]]
-	[[ "$output" == *"shrink 0"* ]]
 	run -0 vm_check_log
 	run -0 callfn verify
 }
@@ -490,21 +493,13 @@ setup_window_moves() {
 	partial=$(node_field partial 0)
 	echo "partial slabs on node 0: $partial"
 	[ "$partial" -ge 20 ]
-	run -0 vm_run "rm -f /tmp/pass.rc; echo 500 > $delay
-		(echo 'defrag -1' > $CALLFN; echo \"pass \$?\" > /tmp/pass.rc) &
-		sleep 1
-		rmmod smo_template; echo \"rmmod \$?\"
-		test -e /tmp/pass.rc && echo 'pass had finished' ||
-			echo 'pass still running'
-		wait; cat /tmp/pass.rc; echo 0 > $delay"
-	echo "$output"
+	held_pass 500 1 "echo 'defrag -1' > $CALLFN" \
+		"rmmod smo_template; echo \"rmmod \$?\""
 	[[ "$output" == *"rmmod 0"* ]]
-	[[ "$output" == *"pass still running"* ]]
-	[[ "$output" == *"pass 0"* ]]
 	run -0 callfn verify
 }
 
-@test "every module loads and unloads 50 times with live objects" {
+@test "every module loads and unloads in a loop (50 rounds, 10 in the quick run) with live objects" {
 	vm_debug_full_only "a load loop; the next tests unload during passes under KASAN"
 	rounds=$(vm_rounds 50)
 	vm_run "rmmod smo_test"

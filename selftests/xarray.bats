@@ -192,7 +192,7 @@ fragment() {
 	run -0 callfn verify
 }
 
-@test "load and unload with live objects 20 times returns to the baseline" {
+@test "load and unload with live objects in a loop (20 rounds, 4 in the quick run) returns to the baseline" {
 	vm_debug_full_only "a load loop; reliability.bats unloads during passes under KASAN"
 	run -0 vm_run "rmmod smo_xarray"
 	base=$(field radix_tree_node_movable objects)
