@@ -191,6 +191,18 @@ SMO_EOF" >"$BATS_TEST_TMPDIR/got"
 	run -0 vm_run "rmdir $cg"
 }
 
+@test "host: vm/check refuses a bad SMO_CHECK_JOBS before it builds or boots anything" {
+	local bad
+	for bad in 0 two -1 " 2"; do
+		# an empty cache: a value that slipped through would start a build
+		run env SMO_CHECK_JOBS="$bad" SMO_CACHE="$BATS_TEST_TMPDIR/cache" \
+			"$VM_ROOT/vm/check" "$BATS_TEST_DIRNAME/kunit.bats"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"SMO_CHECK_JOBS must be a positive number, not '$bad'"* ]]
+		[[ "$output" != *"build-"* ]]
+	done
+}
+
 @test "every 6.12 stall and lockup format is a splat to the log scan" {
 	local line
 	while IFS= read -r line; do

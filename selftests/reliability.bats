@@ -6,7 +6,7 @@
 # and the kernel log must stay clean (teardown), also on the debug flavor
 # (make check FLAVOR=debug: KASAN, lockdep, kmemleak, SLUB_DEBUG_ON).
 #
-# SMO_STRESS_SECS (default 30, 8 in the quick run) sets the length of the
+# SMO_STRESS_SECS (default 30, 5 in the quick run) sets the length of the
 # stress run.
 
 load lib/vm
@@ -15,9 +15,9 @@ load lib/smo_test
 
 FAILSLAB=/sys/kernel/debug/failslab
 # 30 s; 15 on the debug flavor's CI run, whose commands run ten times
-# slower; 8 in the quick run (the 30 s runs in make check-full)
+# slower; 5 in the quick run (the 30 s runs in make check-full)
 if vm_quick; then
-	STRESS_SECS=${SMO_STRESS_SECS:-8}
+	STRESS_SECS=${SMO_STRESS_SECS:-5}
 elif (($(vm_rounds 30) < 30)); then
 	STRESS_SECS=${SMO_STRESS_SECS:-15}
 else
@@ -204,7 +204,7 @@ fragment_node0() {
 # within a second); now the walk must pass it by.
 # setup_window_moves WHAT: the setup delay point holds every new slab of
 # smo_test 2 ms in its window while the stress command and node moves run
-# beside each other for 8 s; nothing may be lost.  WHAT names the run in
+# beside each other for 8 s (the stress length if shorter); nothing may be lost.  WHAT names the run in
 # the summary line.
 setup_window_moves() {
 	local delay=/sys/kernel/debug/slab_mobility/setup_ms
@@ -213,7 +213,7 @@ setup_window_moves() {
 	run -0 callfn "alloc 3000"
 	run -0 callfn enable
 	run -0 vm_run "echo 2 > $delay"
-	stress_with_moves 8
+	stress_with_moves $((STRESS_SECS < 8 ? STRESS_SECS : 8))
 	run -0 vm_run "echo 0 > $delay"
 	echo "# $1: $MOVES moves, ops=${STRESS[ops]} moved=${STRESS[moved]} lost=${STRESS[lost]} corrupt=${STRESS[corrupt]}" >&3
 	run -0 callfn verify
@@ -475,7 +475,7 @@ setup_window_moves() {
 # A pass counts itself on one cache at a time (patch 0014).  smo_template's
 # cache becomes movable after smo_test's, so it comes later on the list of
 # movable caches; the pass is held in smo_test's callbacks (the evacuate
-# delay point, 500 ms a slab) while smo_template unloads, which turns its
+# delay point, 250 ms a slab) while smo_template unloads, which turns its
 # mobility off and waits for the passes counted on it.  Before, the pass
 # counted itself on every movable cache when it started and dropped each
 # count only after that cache's turn: the unload waited for the whole pass.
@@ -493,7 +493,7 @@ setup_window_moves() {
 	partial=$(node_field partial 0)
 	echo "partial slabs on node 0: $partial"
 	[ "$partial" -ge 20 ]
-	held_pass 500 1 "echo 'defrag -1' > $CALLFN" \
+	held_pass 250 1 "echo 'defrag -1' > $CALLFN" \
 		"rmmod smo_template; echo \"rmmod \$?\""
 	[[ "$output" == *"rmmod 0"* ]]
 	run -0 callfn verify

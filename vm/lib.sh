@@ -10,8 +10,13 @@
 #   SMO_LINUX_TARBALL   kernel source tarball (default /usr/src/linux-source-6.12.tar.xz)
 #   SMO_LINUX_PKG       Debian package providing it (default linux-source-6.12)
 
-# The checkout this file belongs to.
-SMO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# The checkout this file belongs to.  Parameter expansion, not dirname:
+# vm/run sources this file for every guest command a test sends, and every
+# program it starts costs host CPU that the guests need.
+_smo_here="${BASH_SOURCE[0]%/*}"
+[[ "$_smo_here" != "${BASH_SOURCE[0]}" ]] || _smo_here=.
+SMO_ROOT="$(cd "$_smo_here/.." && pwd)"
+unset _smo_here
 SMO_CACHE="${SMO_CACHE:-$HOME/.cache/smo}"
 SMO_LINUX_PKG="${SMO_LINUX_PKG:-linux-source-6.12}"
 SMO_LINUX_TARBALL="${SMO_LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}"
@@ -206,13 +211,20 @@ smo_run_logged() {
 # pid in RUNDIR/qemu.pid is neither gone nor a zombie, and its command line
 # names RUNDIR's agent pipe (a recycled pid is some other process).  The
 # one liveness test of vm/boot, vm/run, vm/stop and selftests/lib/vm.bash.
+# Bash builtins only: vm/run calls it for every guest command and while it
+# waits.
 smo_qemu_alive() {
-	local dir="${1:?smo_qemu_alive RUNDIR}" pid st
-	pid="$(cat "$dir/qemu.pid" 2>/dev/null)" || return 1
+	local dir="${1:?smo_qemu_alive RUNDIR}" pid="" stat st args=()
+	{ read -r pid || [[ -n "$pid" ]]; } 2>/dev/null <"$dir/qemu.pid" || return 1
 	[[ "$pid" =~ ^[0-9]+$ && -r "/proc/$pid/stat" ]] || return 1
-	st="$(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f1)"
+	read -r stat 2>/dev/null <"/proc/$pid/stat" || return 1
+	# the state follows the command name in parentheses, which may hold
+	# spaces and parentheses itself
+	st="${stat##*) }"
+	st="${st%% *}"
 	[[ "$st" != Z && "$st" != X ]] || return 1
-	grep -qF "$dir/agent" "/proc/$pid/cmdline" 2>/dev/null
+	mapfile -d '' args 2>/dev/null <"/proc/$pid/cmdline" || return 1
+	[[ "${args[*]}" == *"$dir/agent"* ]]
 }
 
 # A short id of this checkout, for what checkouts must not share (the
