@@ -204,8 +204,8 @@ fragment_node0() {
 # within a second); now the walk must pass it by.
 # setup_window_moves WHAT: the setup delay point holds every new slab of
 # smo_test 2 ms in its window while the stress command and node moves run
-# beside each other for 8 s (the stress length if shorter); nothing may be lost.  WHAT names the run in
-# the summary line.
+# beside each other for 8 s (the stress length if shorter); nothing may be
+# lost.  WHAT names the run in the summary line.
 setup_window_moves() {
 	local delay=/sys/kernel/debug/slab_mobility/setup_ms
 	run -0 vm_run "test -e $delay"
