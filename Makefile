@@ -54,7 +54,7 @@ build: ## kernel + modules + initramfs (vm/build, the one builder; prints the ke
 vm: build ## boot an interactive guest shell on this terminal (Ctrl-A X quits)
 	vm/boot --interactive
 
-check: ## install what is missing, build, run every selftest once, the slow ones skipped (the quick run: under 10 min warm)
+check: ## install what is missing, build, run every selftest once, the slow ones skipped (the quick run, two files at a time: about 5 min warm)
 	vm/install-deps
 	vm/check
 
