@@ -45,11 +45,12 @@ field() { vm_slab_attr dentry "$1"; }
 stat_of() { vm_stat "$STATS" "$1"; }
 
 # FRAG_DIRS directories (2000; a fifth on the debug flavor's CI run, where
-# the 40000 lookups take minutes, and in the quick run), each looked up for 20 missing names,
-# the lookups going round the directories so that consecutive dentries
-# belong to different ones; then 3 of 4 directories are removed, which
-# frees their children: the dentry slabs are left a quarter full of unused
-# dentries.  300 files stay open in a background process.
+# the 40000 lookups take minutes, and in the quick run), each looked up for
+# 20 missing names, the lookups going round the directories so that
+# consecutive dentries belong to different ones; then 3 of 4 directories
+# are removed, which frees their children: the dentry slabs are left a
+# quarter full of unused dentries.  300 files stay open in a background
+# process.
 FRAG_DIRS=$(vm_rounds 2000)
 fragment() {
 	vm_run "cd $MNT && rm -rf d keep && mkdir d keep &&

@@ -14,6 +14,8 @@ load lib/census
 load lib/smo_test
 
 FAILSLAB=/sys/kernel/debug/failslab
+# the evacuate delay point (patch 0013): ms a pass waits at each slab
+EVACUATE_DELAY=/sys/kernel/debug/slab_mobility/evacuate_ms
 # 30 s; 15 on the debug flavor's CI run, whose commands run ten times
 # slower; 5 in the quick run (the 30 s runs in make check-full)
 if vm_quick; then
@@ -116,14 +118,13 @@ stress_with_moves() {
 # was still running when ACTIONS were done and then ended with status 0.
 # Leaves the delay at 0 and the guest's output in $output.
 held_pass() {
-	local delay=/sys/kernel/debug/slab_mobility/evacuate_ms
-	run vm_run "rm -f /tmp/pass.rc; echo $1 > $delay
+	run vm_run "rm -f /tmp/pass.rc; echo $1 > $EVACUATE_DELAY
 		($3; echo \"pass \$?\" > /tmp/pass.rc) &
 		sleep $2
 		$4
 		test -e /tmp/pass.rc && echo 'pass had finished' ||
 			echo 'pass still running'
-		wait; cat /tmp/pass.rc; echo 0 > $delay"
+		wait; cat /tmp/pass.rc; echo 0 > $EVACUATE_DELAY"
 	echo "$output"
 	[ "$status" -eq 0 ] || return 1
 	[[ "$output" == *"pass still running"* ]] || return 1
@@ -383,8 +384,7 @@ setup_window_moves() {
 # destroy found slabs counted but on no list ("Slab cache still has
 # objects", a WARNING) and the pass went on into the unloaded module.
 @test "kmem_cache_destroy waits for a shrink through sysfs that holds slabs" {
-	local delay=/sys/kernel/debug/slab_mobility/evacuate_ms
-	run -0 vm_run "test -e $delay"
+	run -0 vm_run "test -e $EVACUATE_DELAY"
 	run -0 vm_rmmod smo_test
 	run -0 vm_insmod smo_test destroy_movable=1
 	run -0 callfn "alloc 1500 0"
@@ -396,11 +396,11 @@ setup_window_moves() {
 	partial=$(node_field partial 0)
 	echo "partial slabs on node 0: $partial"
 	[ "$partial" -ge 10 ]
-	run -0 vm_run "echo 50 > $delay
+	run -0 vm_run "echo 50 > $EVACUATE_DELAY
 		(echo 1 > $SLAB/shrink; echo \"shrink \$?\" > /tmp/shrink.rc) &
 		sleep 0.3
 		rmmod smo_test; echo \"rmmod \$?\"
-		wait; cat /tmp/shrink.rc; echo 0 > $delay"
+		wait; cat /tmp/shrink.rc; echo 0 > $EVACUATE_DELAY"
 	echo "$output"
 	[[ "$output" == *"rmmod 0"* ]]
 	[[ "$output" == *"shrink 0"* ]]
@@ -422,9 +422,8 @@ setup_window_moves() {
 @test "a pass blocked in its callbacks stalls no cache creation and no CPU hotplug" {
 	vm_slow "two held passes of 10 s"
 	vm_not_with_debug_caches "the wait, not the take"
-	local delay=/sys/kernel/debug/slab_mobility/evacuate_ms
 	local cpu=/sys/devices/system/cpu/cpu1/online pass
-	run -0 vm_run "test -e $delay && test -w $cpu"
+	run -0 vm_run "test -e $EVACUATE_DELAY && test -w $cpu"
 	run -0 vm_insmod smo_node
 	for pass in "echo 'defrag -1' > $CALLFN" "echo N1 > $NODE_CTL/move"; do
 		# a fresh, not yet movable cache each round (see the shrink below)
@@ -458,9 +457,8 @@ setup_window_moves() {
 # validate runs.  Before each node counted its isolated slabs (patch 0003),
 # validate reported them as drift ("slabs counted but counter=").
 @test "validate while a pass holds isolated slabs reports no drift" {
-	local delay=/sys/kernel/debug/slab_mobility/evacuate_ms
 	vm_slub_debug_all || skip "needs user tracking on every cache (the slub_debug=FZPU pass)"
-	run -0 vm_run "test -e $delay"
+	run -0 vm_run "test -e $EVACUATE_DELAY"
 	run -0 callfn "alloc 1500 0"
 	run -0 callfn "punch 8"
 	run -0 callfn enable
@@ -482,8 +480,7 @@ setup_window_moves() {
 @test "a pass held in one cache's callbacks does not hold up the destruction of a cache later on the list" {
 	vm_debug_full_only "liveness; the lockdep canary covers the pass count's waits"
 	vm_not_with_debug_caches "the pass count, not the take"
-	local delay=/sys/kernel/debug/slab_mobility/evacuate_ms
-	run -0 vm_run "test -e $delay"
+	run -0 vm_run "test -e $EVACUATE_DELAY"
 	run -0 callfn "alloc 1500 0"
 	run -0 callfn "punch 8"
 	# not movable yet: drains KASAN's quarantine only (debug flavor)

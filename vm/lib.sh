@@ -207,6 +207,16 @@ smo_run_logged() {
 	msg "$what done in $((SECONDS - start))s"
 }
 
+# smo_check_quick: true for the quick run of the selftests (make check, or
+# bats run by hand): neither the full suite (SMO_CHECK_FULL=1: make
+# check-full and every other pass CI runs) nor the whole debug suite
+# (SMO_DEBUG_FULL=1: make check-debug-full) was asked for.  vm/check picks
+# its number of files at a time by it, selftests/lib/vm.bash (vm_quick)
+# what to skip and shorten.
+smo_check_quick() {
+	[[ "${SMO_CHECK_FULL:-0}" != 1 && "${SMO_DEBUG_FULL:-0}" != 1 ]]
+}
+
 # smo_qemu_alive RUNDIR: true while the QEMU started for RUNDIR runs: the
 # pid in RUNDIR/qemu.pid is neither gone nor a zombie, and its command line
 # names RUNDIR's agent pipe (a recycled pid is some other process).  The

@@ -150,17 +150,15 @@ vm_rounds() {
 	fi
 }
 
-# vm_quick: true in the quick run (make check, or bats run by hand): the
-# full suite was not asked for (SMO_CHECK_FULL=1: make check-full and every
-# other pass CI runs; SMO_DEBUG_FULL=1: make check-debug-full)
-vm_quick() {
-	[[ "${SMO_CHECK_FULL:-0}" != 1 && "${SMO_DEBUG_FULL:-0}" != 1 ]]
-}
+# vm_quick: true in the quick run (make check, or bats run by hand; see
+# smo_check_quick in vm/lib.sh)
+vm_quick() { smo_check_quick; }
 
 # vm_slow [WHY]: skip this test in the quick run (make check, the
 # newcomer's command, which must stay near five minutes on 2 cores under
-# TCG: with the kernel build, install and make demo, 15 minutes) unless the full suite was asked for: SMO_CHECK_FULL=1 (make
-# check-full and the other passes CI runs) or SMO_DEBUG_FULL=1.  For the
+# TCG: with the kernel build, install and make demo, 15 minutes) unless
+# the full suite was asked for: SMO_CHECK_FULL=1 (make check-full and the
+# other passes CI runs) or SMO_DEBUG_FULL=1.  For the
 # tests that each take a quarter of a minute or more (a reboot with
 # another command line, lib/test_xarray, the system workload) and whose
 # code the quick run's other tests reach too, and for the self-tests of
