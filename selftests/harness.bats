@@ -203,6 +203,33 @@ SMO_EOF" >"$BATS_TEST_TMPDIR/got"
 	done
 }
 
+@test "host: vm/static-compare keys each sparse finding alike when two sparse runs interleave" {
+	# CI run of 44014ac: under make -j2 the info lines of one error came
+	# after another's error line; the findings changed keys and static-check
+	# failed with 2 new and 2 gone warnings that were the same warnings
+	local t=/tree in="$BATS_TEST_TMPDIR/in.log" mixed="$BATS_TEST_TMPDIR/mixed.log"
+	cat >"$in" <<LOG
+$t/include/linux/a.h:24:33: error: incompatible types (different address spaces):
+$t/include/linux/a.h:24:33:    struct node [noderef] __rcu *
+$t/include/linux/a.h:24:33:    struct node *
+$t/include/linux/a.h:17:9: error: incompatible types (different address spaces):
+$t/include/linux/a.h:17:9:    struct node [noderef] __rcu *
+$t/include/linux/a.h:17:9:    struct node *
+$t/lib/b.c:5:1: warning: symbol 'x' was not declared. Should it be static?
+LOG
+	# the same lines, the second error's between the first's
+	awk '{ l[NR] = $0 } END { n = split("1 4 2 5 3 6 7", o, " ")
+		for (i = 1; i <= n; i++) print l[o[i]] }' "$in" >"$mixed"
+	run "$VM_ROOT/vm/static-compare" --normalise-sparse "$in" "$t"
+	[ "$status" -eq 0 ]
+	local want=$(cut -f1 <<<"$output" | sort)
+	[ "$(wc -l <<<"$want")" -eq 3 ]
+	[[ "$want" == *"a.h: error: incompatible types (different address spaces): |    struct node [noderef] __rcu * |    struct node *"* ]]
+	run "$VM_ROOT/vm/static-compare" --normalise-sparse "$mixed" "$t"
+	[ "$status" -eq 0 ]
+	[ "$(cut -f1 <<<"$output" | sort)" == "$want" ]
+}
+
 @test "every 6.12 stall and lockup format is a splat to the log scan" {
 	local line
 	while IFS= read -r line; do
