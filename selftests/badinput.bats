@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Bad input and permissions for every file the project adds: the debugfs
-# control files of the modules (callfn, move, balance, rescan, ...) and the
-# defrag_used_ratio attribute of the slab caches.  Each hostile string must
+# control files of the modules (callfn, move, balance, rescan, ...), the
+# defrag_used_ratio attribute of the slab caches and the background
+# defragmentation's sysctls.  Each hostile string must
 # fail with EINVAL (the documented errno for malformed input), change
 # nothing and leave a clean kernel log; the unprivileged user "tester" may
 # neither write any of them nor read the root-only ones.
@@ -191,6 +192,49 @@ NUL_CASES="/sys/kernel/debug/smo_test/callfn verify
 	[ "$(sort -u <<<"$output")" = 600 ]
 	nr=$((nr + 1))
 	echo "# permissions: $nr write/read attempts as tester, all denied" >&3
+}
+
+# The background defragmentation's sysctls (patch 24): name, a valid value
+# other than the default, and values out of their range
+SYSCTL_CASES="slab_defrag_interval 5 86401 4294967296 -1
+slab_defrag_min_slabs 50 0 16777217 -1
+slab_defrag_max_slabs 8 0 16777217 -1"
+
+@test "the background defragmentation's sysctls reject hostile and out-of-range values with EINVAL and stay root-only" {
+	run -0 make_hostile
+	local name ok tried=0 nr_inputs=$output
+	while read -r name ok out_of_range; do
+		f=/proc/sys/vm/$name
+		# "0x10" is excluded: like every proc_douintvec sysctl these take
+		# C number bases, so it is the valid value 16
+		run vm_run "before=\$(cat $f) bad=0 n=0
+			for v in $out_of_range; do
+				n=\$((n + 1))
+				out=\$(printf '%s' \$v | dd of=$f bs=4096 2>&1) && { echo \"ACCEPTED $name \$v\"; bad=1; }
+				case \$out in *'Invalid argument'*) ;; *) [ \$bad = 1 ] || echo \"WRONG $name \$v: \$out\"; bad=1 ;; esac
+			done
+			for h in /tmp/hostile/*; do
+				[ \${h##*/} = hex ] && continue
+				n=\$((n + 1))
+				out=\$(dd if=\$h of=$f bs=131072 count=1 2>&1) && { echo \"ACCEPTED $name \${h##*/}\"; bad=1; continue; }
+				case \$out in *'Invalid argument'*) ;; *) echo \"WRONG $name \${h##*/}: \$out\"; bad=1 ;; esac
+			done
+			[ \"\$(cat $f)\" = \"\$before\" ] || { echo \"$name changed to \$(cat $f)\"; bad=1; }
+			echo tried=\$n
+			[ \$bad = 0 ]"
+		echo "$output" | tail -n 20
+		[ "$status" -eq 0 ]
+		tried=$((tried + $(sed -n 's/^tried=//p' <<<"$output")))
+		# root-only to write, and a valid value is taken
+		run vm_run_as_tester "echo $ok > $f"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"Permission denied"* ]]
+		run -0 vm_run "old=\$(cat $f) && echo $ok > $f && cat $f && echo \$old > $f"
+		[ "$(head -n 1 <<<"$output")" = "$ok" ]
+	done <<<"$SYSCTL_CASES"
+	# three values out of range and every hostile string but hex, per sysctl
+	[ "$tried" -eq $((3 * (3 + nr_inputs - 1))) ]
+	echo "# sysctls: $tried hostile or out-of-range writes, all EINVAL, nothing changed" >&3
 }
 
 @test "kmemleak finds no leak after this file's tests" {

@@ -217,6 +217,17 @@ smo_check_quick() {
 	[[ "${SMO_CHECK_FULL:-0}" != 1 && "${SMO_DEBUG_FULL:-0}" != 1 ]]
 }
 
+# smo_background_defrag_arg: the kernel argument that turns the kernel's
+# background defragmentation (patch 24: vm.slab_defrag_interval) off at
+# boot, so that a test or a benchmark finds its slabs where it left them;
+# nothing when SMO_BACKGROUND_DEFRAG=1 (selftests/autonomy.bats boots with
+# the kernel's default).  vm_start and vm/with-vm add it; bench/system,
+# whose "smo" row is the kernel left to itself, boots without it.
+smo_background_defrag_arg() {
+	[[ "${SMO_BACKGROUND_DEFRAG:-0}" == 1 ]] ||
+		printf '%s\n' sysctl.vm.slab_defrag_interval=0
+}
+
 # smo_qemu_alive RUNDIR: true while the QEMU started for RUNDIR runs: the
 # pid in RUNDIR/qemu.pid is neither gone nor a zombie, and its command line
 # names RUNDIR's agent pipe (a recycled pid is some other process).  The

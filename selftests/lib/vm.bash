@@ -15,7 +15,9 @@
 #   vm_start [KERNEL_ARGS...]  without SMO_KERNEL_KEY, build what is
 #                 missing (vm/build) and pin its key; with it (vm/check sets
 #                 it), boot that build as it is.  Boots the guest with
-#                 SMO_CMDLINE plus KERNEL_ARGS, wait for its agent.  Exports
+#                 SMO_CMDLINE plus KERNEL_ARGS, the kernel's background
+#                 defragmentation off unless the file set
+#                 SMO_BACKGROUND_DEFRAG=1 (vm/lib.sh), wait for its agent.  Exports
 #                 VM_RUN_DIR.  Fails (with the console tail) if it does not boot.
 #   vm_stop       power the guest off via the agent, then kill the QEMU pid
 #                 that vm_start started if it is still there.  Copies the
@@ -210,7 +212,8 @@ vm_console() { printf '%s/console.log\n' "$(_vm_rundir)"; }
 
 vm_start() {
 	local dir="${BATS_FILE_TMPDIR:?vm_start must be called from setup_file}/vm"
-	local build_log="$BATS_FILE_TMPDIR/vm-build.log" cmdline="${SMO_CMDLINE:-} $*"
+	local build_log="$BATS_FILE_TMPDIR/vm-build.log" cmdline
+	cmdline="$(smo_background_defrag_arg) ${SMO_CMDLINE:-} $*"
 	# The sanitizer kernels run everything several times slower: a soft
 	# lockup there is a CPU without a schedule for 60 s, not 20 s
 	((VM_TIMEOUT_SCALE == 1)) || cmdline="watchdog_thresh=30 $cmdline"

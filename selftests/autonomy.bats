@@ -1,0 +1,179 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernel defragments movable caches by itself (patch 24): with nothing
+# written, the background work evacuates the sparse slabs of a fragmented
+# smo_test cache; it honours its thresholds (vm.slab_defrag_min_slabs, the
+# cache's defrag_used_ratio), its budget per run (vm.slab_defrag_max_slabs)
+# and its off switch (vm.slab_defrag_interval=0); it backs off from a cache
+# whose runs free nothing; /proc/vmstat counts what it did.
+#
+# This file boots the kernel's defaults (SMO_BACKGROUND_DEFRAG=1): every
+# other file boots with the background work off, so that its slab counts
+# are exact.  Only the first test leaves the interval at its default; the
+# others shorten it to one second, which is what they measure against.
+# Allocations go to node 0, with KFENCE off as in smo_test.bats.
+
+load lib/vm
+load lib/census
+load lib/smo_test
+
+VMSTAT=/proc/vmstat
+SYSCTL=/proc/sys/vm
+
+setup_file() {
+	export SMO_BACKGROUND_DEFRAG=1
+	vm_start
+	vm_kfence_off
+	# the kernel's defaults, as documented in the guide and vm.rst
+	run -0 vm_run "cat $SYSCTL/slab_defrag_interval $SYSCTL/slab_defrag_min_slabs $SYSCTL/slab_defrag_max_slabs"
+	DEFAULTS=$(echo $output)
+	export DEFAULTS
+}
+
+teardown_file() {
+	vm_stop
+}
+
+setup() {
+	vm_setup_module smo_test
+}
+
+teardown() {
+	# back to the defaults, for the next test
+	vm_run "echo 15 > $SYSCTL/slab_defrag_interval; echo 101 > $SYSCTL/slab_defrag_min_slabs; echo 64 > $SYSCTL/slab_defrag_max_slabs" || true
+	census_teardown smo_test
+}
+
+ev() { vm_stat $VMSTAT "slab_defrag_$1"; }
+
+# fragment NSLABS: NSLABS slabs of smo_test on node 0 keeping one object in
+# 10 (below the default defrag_used_ratio of 30 %), mobility on
+fragment() {
+	ops=$(objs_per_slab)
+	callfn "alloc $(($1 * ops)) 0"
+	callfn "punch 10"
+	callfn enable
+	[ "$(attr slabs)" -eq "$1" ]
+}
+
+objs_per_slab() { attr objs_per_slab; }
+
+# wait_runs N SECS: wait until N more background runs have ended, at most
+# SECS seconds (times the timeout scale); fails on the timeout
+wait_runs() {
+	local want=$(($(ev background_runs) + $1)) end=$((SECONDS + $2 * VM_TIMEOUT_SCALE))
+	# a run counts itself when it starts: wait for one more to know it ended
+	while (($(ev background_runs) < want + 1)); do
+		((SECONDS < end)) || { echo "wait_runs: fewer than $1 runs in $2 s"; return 1; }
+		sleep 1
+	done
+}
+
+@test "the background defragmentation is on by default, with the documented thresholds and counters" {
+	[ "$DEFAULTS" = "15 101 64" ]
+	for c in background_runs slabs_isolated objects_offered slabs_freed; do
+		run -0 vm_run "grep -c '^slab_defrag_$c ' $VMSTAT"
+		[ "$output" = 1 ]
+	done
+	# root writes them, everyone reads them (badinput.bats tries the writes)
+	run -0 vm_run "stat -c '%a %U' $SYSCTL/slab_defrag_interval $SYSCTL/slab_defrag_min_slabs $SYSCTL/slab_defrag_max_slabs"
+	[ "$(sort -u <<<"$output")" = "644 root" ]
+}
+
+@test "with nothing written, the kernel evacuates the sparse slabs of a fragmented movable cache" {
+	fragment 130
+	live=$(stat_of objects)
+	runs0=$(ev background_runs) freed0=$(ev slabs_freed) offered0=$(ev objects_offered)
+	# the default interval is 15 s: three of them, at most
+	end=$((SECONDS + 45 * VM_TIMEOUT_SCALE))
+	while (($(attr slabs) > 130 - 32)); do
+		((SECONDS < end)) || { echo "slabs still $(attr slabs) after 45 s"; false; }
+		sleep 1
+	done
+	slabs=$(attr slabs)
+	runs=$(($(ev background_runs) - runs0)) freed=$(($(ev slabs_freed) - freed0))
+	offered=$(($(ev objects_offered) - offered0))
+	echo "# nothing written: slabs 130 -> $slabs in $runs runs, $freed slabs freed, $offered objects offered, moved $(stat_of moved)" >&3
+	[ "$runs" -ge 1 ]
+	[ "$freed" -ge $((130 - slabs)) ]
+	[ "$offered" -gt 0 ]
+	[ "$(stat_of moved)" -gt 0 ]
+	[ "$(stat_of objects)" -eq "$live" ]
+	run -0 callfn verify
+}
+
+@test "a background run evacuates at most vm.slab_defrag_max_slabs slabs per node" {
+	run -0 vm_run "echo 0 > $SYSCTL/slab_defrag_interval && echo 8 > $SYSCTL/slab_defrag_max_slabs"
+	fragment 130
+	freed0=$(ev slabs_freed) isolated0=$(ev slabs_isolated) runs0=$(ev background_runs)
+	run -0 vm_run "echo 1 > $SYSCTL/slab_defrag_interval"
+	wait_runs 2 30
+	run -0 vm_run "echo 0 > $SYSCTL/slab_defrag_interval"
+	sleep 1
+	runs=$(($(ev background_runs) - runs0))
+	isolated=$(($(ev slabs_isolated) - isolated0)) freed=$(($(ev slabs_freed) - freed0))
+	echo "# max_slabs 8: $runs runs isolated $isolated slabs and freed $freed; slabs 130 -> $(attr slabs)" >&3
+	[ "$isolated" -gt 0 ]
+	[ "$isolated" -le $((8 * runs)) ]
+	[ "$freed" -le $((8 * runs)) ]
+	[ "$(attr slabs)" -ge $((130 - 8 * runs)) ]
+	run -0 callfn verify
+}
+
+@test "the background leaves a cache below vm.slab_defrag_min_slabs alone, and takes it once the threshold is lowered" {
+	fragment 50
+	run -0 vm_run "echo 1 > $SYSCTL/slab_defrag_interval"
+	wait_runs 3 30
+	[ "$(attr slabs)" -eq 50 ]
+	[ "$(stat_of moved)" -eq 0 ]
+	run -0 vm_run "echo 20 > $SYSCTL/slab_defrag_min_slabs"
+	wait_runs 2 30
+	echo "# min_slabs 101: 50 slabs left alone; min_slabs 20: 50 -> $(attr slabs)" >&3
+	[ "$(attr slabs)" -lt 50 ]
+	[ "$(stat_of moved)" -gt 0 ]
+	run -0 callfn verify
+}
+
+@test "vm.slab_defrag_interval=0 stops the background work" {
+	run -0 vm_run "echo 0 > $SYSCTL/slab_defrag_interval"
+	sleep 1
+	runs0=$(ev background_runs)
+	fragment 130
+	sleep $((3 * VM_TIMEOUT_SCALE))
+	[ "$(ev background_runs)" -eq "$runs0" ]
+	[ "$(attr slabs)" -eq 130 ]
+	[ "$(stat_of moved)" -eq 0 ]
+}
+
+@test "a cache whose background runs free nothing is visited less and less often" {
+	fragment 130
+	# every allocation of migrate() fails: no object moves, no slab frees
+	callfn "failmig 100"
+	offered0=$(ev objects_offered)
+	run -0 vm_run "echo 1 > $SYSCTL/slab_defrag_interval"
+	# the first try: what one try offers (the same 64 slabs' worth each time)
+	end=$((SECONDS + 30 * VM_TIMEOUT_SCALE))
+	while (($(ev objects_offered) == offered0)); do
+		((SECONDS < end)) || { echo "no try in 30 s"; false; }
+		sleep 1
+	done
+	wait_runs 0 30
+	per_try=$(($(ev objects_offered) - offered0))
+	runs0=$(ev background_runs)
+	wait_runs 12 60
+	run -0 vm_run "echo 0 > $SYSCTL/slab_defrag_interval"
+	sleep 1
+	runs=$(($(ev background_runs) - runs0 + 1))
+	offered=$(($(ev objects_offered) - offered0))
+	tries=$(((offered + per_try / 2) / per_try))
+	echo "# failmig 100: $per_try objects a try; tried in $tries of $runs runs, slabs $(attr slabs)" >&3
+	# skipping 1, 2, 4, then 8 runs after each fruitless try: tries in
+	# runs 1, 3, 6, 11 (and 20): about 4 of 13, where every run tried before
+	[ "$runs" -ge 13 ]
+	[ "$tries" -ge 3 ]
+	[ "$tries" -le 5 ]
+	[ "$(attr slabs)" -eq 130 ]
+	callfn "failmig 0"
+	run -0 callfn verify
+}
