@@ -69,9 +69,9 @@ check-slub-debug: ## the object-moving selftests again with slub_debug=FZPU on e
 check-debug-full: ## every selftest on the debug kernel (make check FLAVOR=debug runs the object-moving subset; not in CI: ~60 min)
 	SMO_DEBUG_FULL=1 $(MAKE) --no-print-directory check FLAVOR=debug SMO_FLAVOR=debug
 
-check-kcsan: ## strict KCSAN flavor with full preemption: smo_test, node and reliability suites (not in CI: ~15 min build, ~30 min run)
+check-kcsan: ## strict KCSAN flavor with full preemption: smo_test, node, reliability and autonomy suites (not in CI: ~15 min build, ~32 min run)
 	vm/install-deps
-	SMO_FLAVOR=kcsan vm/check selftests/smo_test.bats selftests/node.bats selftests/reliability.bats
+	SMO_FLAVOR=kcsan vm/check selftests/smo_test.bats selftests/node.bats selftests/reliability.bats selftests/autonomy.bats
 
 check-one: ## run one bats file once: make check-one FILE=selftests/x.bats
 	@test -n "$(FILE)" || { echo "usage: make check-one FILE=selftests/x.bats" >&2; exit 2; }
