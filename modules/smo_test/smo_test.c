@@ -338,6 +338,18 @@ static void smo_migrate(struct kmem_cache *s, void **objs, int nr, int node,
 /* === Verification and freeing ============================================ */
 
 /* Check every object of @pool; caller holds smo_lock */
+/*
+ * Let the CPU go every 4096 objects of a loop over a pool: a test fills
+ * hundreds of megabytes, and a debug cache stores a stack trace for each
+ * object (an RCU stall on the slub_debug pass).  The callers hold only
+ * smo_lock, a mutex, so the list does not change meanwhile.
+ */
+static void smo_resched(unsigned long i)
+{
+	if (!(i % 4096))
+		cond_resched();
+}
+
 static int smo_verify_pool(struct smo_pool *pool)
 {
 	unsigned long count = 0, prev = 0;
@@ -359,7 +371,7 @@ static int smo_verify_pool(struct smo_pool *pool)
 			return -EBADMSG;
 		}
 		prev = so->id;
-		count++;
+		smo_resched(count++);
 	}
 	if (count != pool->nr_objects) {
 		pr_err("%lu objects on the list, %lu expected\n", count,
@@ -380,6 +392,7 @@ static int smo_free_range(struct smo_pool *pool, unsigned long nr,
 	if (pos >= pool->nr_objects)
 		return -EINVAL;
 	list_for_each_entry_safe(so, tmp, &pool->objects, list) {
+		smo_resched(i);
 		if (i++ < pos)
 			continue;
 		smo_free_one(pool, so);
@@ -400,6 +413,7 @@ static int smo_punch(struct smo_pool *pool, unsigned long keep,
 	if (!keep || (pool->nr_objects && pos >= pool->nr_objects))
 		return -EINVAL;
 	list_for_each_entry_safe(so, tmp, &pool->objects, list) {
+		smo_resched(i);
 		if (i < pos) {
 			i++;
 			continue;
@@ -480,8 +494,10 @@ static int smo_cmd_alloc(int argc, const char **argv)
 		return -EINVAL;
 
 	mutex_lock(&smo_lock);
-	for (i = 0; i < nr && !err; i++)
+	for (i = 0; i < nr && !err; i++) {
 		err = smo_alloc_one(&smo_main, node);
+		smo_resched(i);
+	}
 	mutex_unlock(&smo_lock);
 	if (err)
 		i--;
