@@ -82,7 +82,7 @@ wait_runs() {
 
 @test "the background defragmentation is on by default, with the documented thresholds and counters" {
 	[ "$DEFAULTS" = "15 101 64" ]
-	for c in background_runs slabs_isolated objects_offered slabs_freed; do
+	for c in background_runs slabs_isolated objects_offered slabs_freed slabs_vacated vacate_failed; do
 		run -0 vm_run "grep -c '^slab_defrag_$c ' $VMSTAT"
 		[ "$output" = 1 ]
 	done
