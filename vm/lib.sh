@@ -60,7 +60,7 @@ smo_splat_lines() {
 
 # The objects the series changes, which vm/bisect-check (plus each patch's
 # other .c files) and vm/debian-config-check build
-SMO_SERIES_OBJECTS=(mm/slub.o mm/slab_common.o lib/xarray.o lib/radix-tree.o fs/dcache.o)
+SMO_SERIES_OBJECTS=(mm/slub.o mm/slab_common.o mm/compaction.o mm/vmstat.o lib/xarray.o lib/radix-tree.o fs/dcache.o)
 # What fails those builds (grep -E): compiler and objtool warnings
 # ("file.c:12:3: warning:", "x.o: warning:"), not make's own ("make[1]:
 # warning: jobserver unavailable")
