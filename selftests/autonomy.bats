@@ -59,15 +59,13 @@ ev() { vm_stat $VMSTAT "slab_defrag_$1"; }
 # fragment NSLABS: NSLABS slabs of smo_test on node 0 keeping one object in
 # 10 (below the default defrag_used_ratio of 30 %), mobility on
 fragment() {
-	ops=$(objs_per_slab)
+	ops=$(attr objs_per_slab)
 	callfn "alloc $(($1 * ops)) 0"
 	callfn "punch 10"
 	callfn enable
 	# the debug kernel's KASAN changes the layout (vm_debug_full_only)
 	[ "${SMO_FLAVOR:-normal}" = debug ] || [ "$(attr slabs)" -eq "$1" ]
 }
-
-objs_per_slab() { attr objs_per_slab; }
 
 # wait_runs N SECS: wait until N more background runs have ended, at most
 # SECS seconds (times the timeout scale); fails on the timeout
