@@ -8,7 +8,10 @@
 # and its off switch (vm.slab_defrag_interval=0); it backs off from a cache
 # whose runs free nothing; /proc/vmstat counts what it did.  Compaction
 # (patch 25) empties the slabs of a movable cache in its way, which gives
-# huge pages back.
+# huge pages back.  Each movable cache counts its passes in sysfs (patch
+# 26), in agreement with /proc/vmstat and with smo_test's own counts; the
+# slab_defrag trace events report each pass and each slab; the cache's
+# movable file stops its mobility without its owner.
 #
 # This file boots the kernel's defaults (SMO_BACKGROUND_DEFRAG=1): every
 # other file boots with the background work off, so that its slab counts
@@ -56,15 +59,57 @@ teardown() {
 
 ev() { vm_stat $VMSTAT "slab_defrag_$1"; }
 
+# The per-cache counters of patch 26 (sysfs defrag_NAME, /proc/vmstat
+# slab_defrag_NAME)
+COUNTERS="passes slabs_isolated objects_offered objects_moved slabs_freed slabs_vacated vacate_failed"
+TRACING=/sys/kernel/tracing
+
+# counts: "NAME CACHE VMSTAT" per counter, smo_test's and the sum of all
+counts() {
+	vm_run "for c in $COUNTERS; do
+			echo \$c \$(cat $SLAB/defrag_\$c) \$(awk -v k=slab_defrag_\$c '\$1 == k { print \$2 }' $VMSTAT)
+		done"
+}
+
+# delta BEFORE AFTER NAME COLUMN: how much counter NAME grew (column 2 the
+# cache's, 3 /proc/vmstat's)
+delta() {
+	local a b
+	a=$(awk -v k="$3" -v c="$4" '$1 == k { print $c }' <<<"$1")
+	b=$(awk -v k="$3" -v c="$4" '$1 == k { print $c }' <<<"$2")
+	echo $((b - a))
+}
+
+# trace_start / trace_take: the slab_defrag events from a clean buffer, one
+# per line ("slab_defrag_pass: cache=... ..."), task and time cut off
+trace_start() {
+	vm_run "test -d $TRACING/events/slab_defrag && echo 0 > $TRACING/tracing_on && echo > $TRACING/trace &&
+		echo 1 > $TRACING/events/slab_defrag/enable && echo 1 > $TRACING/tracing_on"
+}
+trace_take() {
+	vm_run "echo 0 > $TRACING/events/slab_defrag/enable && grep -o 'slab_defrag_[a-z]*: .*' $TRACING/trace; echo > $TRACING/trace"
+}
+
+# tsum EVENTS NAME FIELD: the sum of FIELD=N over the events NAME
+tsum() {
+	awk -v e="$2:" -v f="$3" '$1 == e { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) s += kv[2] } } END { print s + 0 }' <<<"$1"
+}
+# tcount EVENTS NAME [WORD]: how many events NAME (with WORD as a field)
+tcount() {
+	awk -v e="$2:" -v w="${3:-}" '$1 == e { for (i = 2; i <= NF; i++) if (w == "" || $i == w) { n++; break } } END { print n + 0 }' <<<"$1"
+}
+
 # fragment NSLABS: NSLABS slabs of smo_test on node 0 keeping one object in
 # 10 (below the default defrag_used_ratio of 30 %), mobility on
 fragment() {
 	ops=$(attr objs_per_slab)
 	callfn "alloc $(($1 * ops)) 0"
 	callfn "punch 10"
-	callfn enable
-	# the debug kernel's KASAN changes the layout (vm_debug_full_only)
+	# counted before mobility is on: from then on, a background run that
+	# happens to come may take slabs at once
+	# (the debug kernel's KASAN changes the layout: vm_debug_full_only)
 	[ "${SMO_FLAVOR:-normal}" = debug ] || [ "$(attr slabs)" -eq "$1" ]
+	callfn enable
 }
 
 # wait_runs N SECS: wait until N more background runs have ended, at most
@@ -254,4 +299,110 @@ node0_hugepages() {
 	# same count, give or take one)
 	[ "$movable" -ge $((fixed + 10)) ]
 	run -0 callfn verify
+}
+
+# Counters and trace events (patch 26)
+
+@test "a shrink is counted per cache and in /proc/vmstat, in agreement with smo_test's own counts" {
+	run -0 vm_run "echo 0 > $SYSCTL/slab_defrag_interval"
+	fragment 130
+	moved0=$(stat_of moved)
+	# occupancy: every slab is a partial one kept below 30 % in use, or
+	# a full, CPU or isolated one
+	run -0 vm_run "cat $SLAB/occupancy"
+	occ=$output
+	echo "# occupancy before the shrink: $occ" >&3
+	[ "$(tr ' ' '\n' <<<"$occ" | awk -F: '{ n += $2 } END { print n }')" -eq 130 ]
+	[ "$(tr ' ' '\n' <<<"$occ" | awk -F: -v max=$((ops * 3 / 10)) '$1 ~ /^[0-9]+$/ && $1 >= max' | wc -l)" -eq 0 ]
+	c0=$(counts)
+	run -0 vm_run "echo 1 > $SLAB/shrink"
+	c1=$(counts)
+	moved=$(($(stat_of moved) - moved0))
+	for c in $COUNTERS; do
+		# smo_test is the only movable cache: its counts are the sums
+		[ "$(delta "$c0" "$c1" $c 2)" -eq "$(delta "$c0" "$c1" $c 3)" ] || { echo "$c: cache $(delta "$c0" "$c1" $c 2), vmstat $(delta "$c0" "$c1" $c 3)"; false; }
+	done
+	echo "# shrink: passes $(delta "$c0" "$c1" passes 2), slabs isolated $(delta "$c0" "$c1" slabs_isolated 2), objects offered $(delta "$c0" "$c1" objects_offered 2), moved $(delta "$c0" "$c1" objects_moved 2) (smo_test: $moved), slabs freed $(delta "$c0" "$c1" slabs_freed 2), slabs 130 -> $(attr slabs)" >&3
+	[ "$(delta "$c0" "$c1" passes 2)" -ge 1 ]
+	[ "$(delta "$c0" "$c1" slabs_isolated 2)" -gt 0 ]
+	# every object that left its slab was moved by smo_test's migrate()
+	[ "$(delta "$c0" "$c1" objects_moved 2)" -eq "$moved" ]
+	[ "$moved" -gt 0 ]
+	[ "$(delta "$c0" "$c1" objects_offered 2)" -ge "$moved" ]
+	[ "$(delta "$c0" "$c1" slabs_freed 2)" -ge $((130 - $(attr slabs))) ]
+	run -0 callfn verify
+}
+
+@test "the slab_defrag trace events report every pass and every slab of a shrink" {
+	run -0 vm_run "echo 0 > $SYSCTL/slab_defrag_interval"
+	fragment 130
+	c0=$(counts)
+	run -0 trace_start
+	run -0 vm_run "echo 1 > $SLAB/shrink"
+	run -0 trace_take
+	events=$output
+	c1=$(counts)
+	echo "# trace: $(grep -m1 slab_defrag_slab: <<<"$events")" >&3
+	echo "# trace: $(grep -m1 slab_defrag_pass: <<<"$events")" >&3
+	# every event is smo_test's, for a shrink
+	[ "$(tcount "$events" slab_defrag_pass)" -eq "$(tcount "$events" slab_defrag_pass reason=shrink)" ]
+	[ "$(tcount "$events" slab_defrag_pass cache=smo_test)" -eq "$(delta "$c0" "$c1" passes 2)" ]
+	[ "$(tcount "$events" slab_defrag_slab cache=smo_test)" -eq "$(delta "$c0" "$c1" slabs_isolated 2)" ]
+	[ "$(tcount "$events" slab_defrag_slab reason=shrink)" -eq "$(delta "$c0" "$c1" slabs_isolated 2)" ]
+	[ "$(tsum "$events" slab_defrag_pass offered)" -eq "$(delta "$c0" "$c1" objects_offered 2)" ]
+	[ "$(tsum "$events" slab_defrag_pass moved)" -eq "$(delta "$c0" "$c1" objects_moved 2)" ]
+	# a pass frees the slabs it reports freed, one by one
+	[ "$(tsum "$events" slab_defrag_pass freed)" -eq "$(tcount "$events" slab_defrag_slab freed)" ]
+	[ "$(tsum "$events" slab_defrag_pass slabs)" -eq "$(tcount "$events" slab_defrag_slab)" ]
+	[ "$(tcount "$events" slab_defrag_slab freed)" -gt 0 ]
+	run -0 callfn verify
+}
+
+@test "the slab_defrag trace events report the slabs compaction vacates" {
+	run -0 vm_run "echo 0 > $SYSCTL/slab_defrag_interval"
+	fragment 130
+	c0=$(counts)
+	run -0 trace_start
+	run -0 vm_run "echo 1 > /proc/sys/vm/compact_memory"
+	run -0 trace_take
+	events=$output
+	c1=$(counts)
+	vacated=$(delta "$c0" "$c1" slabs_vacated 2)
+	echo "# compact_memory: $vacated slabs vacated, $(delta "$c0" "$c1" vacate_failed 2) not; $(tcount "$events" slab_defrag_slab reason=compaction) slab events" >&3
+	[ "$vacated" -gt 0 ]
+	[ "$(tcount "$events" slab_defrag_pass reason=compaction)" -eq "$(delta "$c0" "$c1" passes 2)" ]
+	# one slab per pass; a vacated slab is one reported freed
+	[ "$(tcount "$events" slab_defrag_slab reason=compaction)" -eq "$(delta "$c0" "$c1" passes 2)" ]
+	[ "$(tcount "$events" slab_defrag_slab freed)" -eq "$vacated" ]
+	run -0 callfn verify
+}
+
+@test "writing 0 to a cache's movable file stops its mobility without its owner, and 1 brings it back" {
+	run -0 vm_run "echo 0 > $SYSCTL/slab_defrag_interval"
+	fragment 130
+	run -0 vm_run "cat $SLAB/movable && echo 0 > $SLAB/movable && cat $SLAB/movable"
+	[ "$output" = "$(printf '1\n0')" ]
+	passes0=$(attr defrag_passes)
+	# neither a shrink, compaction nor the background touches it
+	run -0 vm_run "echo 1 > $SLAB/shrink && echo 1 > /proc/sys/vm/compact_memory && echo 1 > $SYSCTL/slab_defrag_interval && echo 20 > $SYSCTL/slab_defrag_min_slabs"
+	sleep $((3 * VM_TIMEOUT_SCALE))
+	run -0 vm_run "echo 0 > $SYSCTL/slab_defrag_interval"
+	[ "$(attr defrag_passes)" -eq "$passes0" ]
+	[ "$(stat_of moved)" -eq 0 ]
+	[ "$(attr slabs)" -eq 130 ]
+	# the owner's callbacks are still registered
+	run -0 vm_run "grep -c '^migrate' $SLAB/ops"
+	run -0 vm_run "echo 1 > $SLAB/movable && cat $SLAB/movable && echo 1 > $SLAB/shrink"
+	[ "$output" = 1 ]
+	echo "# movable 0: 130 slabs untouched by shrink, compaction and background; movable 1: shrink 130 -> $(attr slabs)" >&3
+	[ "$(attr defrag_passes)" -gt "$passes0" ]
+	[ "$(stat_of moved)" -gt 0 ]
+	[ "$(attr slabs)" -lt 130 ]
+	run -0 callfn verify
+	# the owner may go away while mobility is off; a new cache starts off
+	run -0 vm_run "echo 0 > $SLAB/movable"
+	run -0 vm_rmmod smo_test
+	run -0 vm_insmod smo_test
+	run -0 vm_run "cat $SLAB/movable"
+	[ "$output" = 0 ]
 }

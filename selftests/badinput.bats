@@ -3,7 +3,7 @@
 #
 # Bad input and permissions for every file the project adds: the debugfs
 # control files of the modules (callfn, move, balance, rescan, ...), the
-# defrag_used_ratio attribute of the slab caches and the background
+# defrag_used_ratio and movable attributes of the slab caches and the background
 # defragmentation's sysctls.  Each hostile string must
 # fail with EINVAL (the documented errno for malformed input), change
 # nothing and leave a clean kernel log; the unprivileged user "tester" may
@@ -80,7 +80,7 @@ writable_files() {
 	for f in $(debugfs_files); do
 		vm_run "test -n \"\$(find $f -perm -200)\"" >/dev/null && echo "$f"
 	done
-	for f in $RATIO_CACHES; do echo "$SLABS/$f/defrag_used_ratio"; done
+	for f in $RATIO_CACHES; do echo "$SLABS/$f/defrag_used_ratio"; echo "$SLABS/$f/movable"; done
 }
 
 @test "every hostile string fails with EINVAL on every writable file and changes nothing" {
@@ -97,7 +97,7 @@ writable_files() {
 	grep -q smo_node/smo_test/balance <<<"$files"
 	grep -q smo_bench/callfn <<<"$files"
 	grep -q smo_template/control <<<"$files"
-	before=$(vm_run "cat /sys/kernel/debug/smo_test/stats $SLABS/smo_test/objects; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
+	before=$(vm_run "cat /sys/kernel/debug/smo_test/stats $SLABS/smo_test/objects; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio $SLABS/\$c/movable; done")
 	# One write(2) of the whole input per file (dd bs > input size)
 	run vm_run "tried=0 bad=0
 		for f in \$(cat <<'LIST'
@@ -121,7 +121,7 @@ LIST
 	[ "$status" -eq 0 ]
 	tried=$(sed -n 's/^tried=\([0-9]*\) .*/\1/p' <<<"$output")
 	[ "$tried" -eq "$((nr_inputs * nr_files))" ]
-	after=$(vm_run "cat /sys/kernel/debug/smo_test/stats $SLABS/smo_test/objects; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio; done")
+	after=$(vm_run "cat /sys/kernel/debug/smo_test/stats $SLABS/smo_test/objects; for c in $RATIO_CACHES; do cat $SLABS/\$c/defrag_used_ratio $SLABS/\$c/movable; done")
 	[ "$before" = "$after" ]
 	run -0 vm_run "echo verify > $CALLFN && echo verify > /sys/kernel/debug/smo_xarray/callfn"
 	echo "# bad input: $nr_inputs hostile strings x $nr_files files = $tried writes, all EINVAL, nothing changed" >&3
@@ -190,7 +190,14 @@ NUL_CASES="/sys/kernel/debug/smo_test/callfn verify
 	[[ "$output" == *"Permission denied"* ]]
 	run vm_run "stat -c %a $(tr '\n' ' ' <<<"$files" | tr ' ' '\n' | grep defrag_used_ratio | tr '\n' ' ')"
 	[ "$(sort -u <<<"$output")" = 600 ]
-	nr=$((nr + 1))
+	# so is movable; the per-cache counters are root-only and read-only
+	run vm_run "stat -c %a $SLABS/smo_test/movable $SLABS/dentry/movable"
+	[ "$(sort -u <<<"$output")" = 600 ]
+	run vm_run "stat -c %a $SLABS/smo_test/defrag_* | grep -v -x 600"
+	[ "$(sort -u <<<"$output")" = 400 ]
+	run -1 vm_run_as_tester "cat $SLABS/smo_test/defrag_passes"
+	[[ "$output" == *"Permission denied"* ]]
+	nr=$((nr + 2))
 	echo "# permissions: $nr write/read attempts as tester, all denied" >&3
 }
 
@@ -235,6 +242,28 @@ slab_defrag_max_slabs 8 0 16777217 -1"
 	# three values out of range and every hostile string but hex, per sysctl
 	[ "$tried" -eq $((3 * (3 + nr_inputs - 1))) ]
 	echo "# sysctls: $tried hostile or out-of-range writes, all EINVAL, nothing changed" >&3
+}
+
+@test "a slab cache's movable file takes 0 and 1 only, and 1 only while its owner has callbacks" {
+	local f=$SLABS/smo_test/movable bad
+	run -0 vm_run "cat $f $SLABS/kmalloc-64/movable"
+	[ "$output" = "$(printf '1\n0')" ]
+	for v in 2 -1 10 4294967296 01x; do
+		run vm_run "printf '%s' $v | dd of=$f bs=4096 2>&1"
+		[ "$status" -ne 0 ] && [[ "$output" == *"Invalid argument"* ]] || { echo "movable took $v: $output"; false; }
+	done
+	# kmalloc-64 has no callbacks: it cannot be made movable
+	run vm_run "echo 1 > $SLABS/kmalloc-64/movable"
+	[ "$status" -ne 0 ] && [[ "$output" == *"Invalid argument"* ]]
+	run -0 vm_run "cat $f $SLABS/kmalloc-64/movable"
+	[ "$output" = "$(printf '1\n0')" ]
+	# the counters take no write, not even from root
+	run vm_run "echo 0 > $SLABS/smo_test/defrag_passes"
+	[ "$status" -ne 0 ]
+	# 0 and 1 are taken, and reported back
+	run -0 vm_run "echo 0 > $f && cat $f && echo 1 > $f && cat $f"
+	[ "$output" = "$(printf '0\n1')" ]
+	echo "# movable: 5 out-of-range values and 1 on a cache without callbacks, all EINVAL" >&3
 }
 
 @test "kmemleak finds no leak after this file's tests" {

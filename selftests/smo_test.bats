@@ -112,6 +112,11 @@ objs_per_slab() {
 	[[ "$output" =~ Total\ +:\ +1\  ]]
 	[[ "$output" =~ Full\ +:\ +1\  ]]
 	[[ "$output" =~ Partial:\ +0\  ]]
+	# patch 26: what the passes did, and where the slabs stand
+	[[ "$output" == *"** Moved 1 objects in "*" passes, freed 1 slabs;"* ]]
+	[[ "$output" == *"** Partial slabs by objects in use (in use:slabs): full:1 cpu:0 isolated:0"* ]]
+	run -0 vm_run "cat $SLAB/occupancy"
+	[ "$output" = "full:1 cpu:0 isolated:0" ]
 	run -0 callfn verify
 }
 
