@@ -90,6 +90,20 @@ trace_take() {
 	vm_run "echo 0 > $TRACING/events/slab_defrag/enable && grep -o 'slab_defrag_[a-z]*: .*' $TRACING/trace; echo > $TRACING/trace"
 }
 
+# traced_on_fragment CMD: with the background off, fragment 130 slabs and
+# run CMD in the guest with the slab_defrag events on; sets c0 and c1 (the
+# counts before and after) and events (trace_take's)
+traced_on_fragment() {
+	run -0 vm_run "echo 0 > $SYSCTL/slab_defrag_interval"
+	fragment 130
+	c0=$(counts)
+	run -0 trace_start
+	run -0 vm_run "$1"
+	run -0 trace_take
+	events=$output
+	c1=$(counts)
+}
+
 # tsum EVENTS NAME FIELD: the sum of FIELD=N over the events NAME
 tsum() {
 	awk -v e="$2:" -v f="$3" '$1 == e { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) s += kv[2] } } END { print s + 0 }' <<<"$1"
@@ -334,14 +348,7 @@ node0_hugepages() {
 }
 
 @test "the slab_defrag trace events report every pass and every slab of a shrink" {
-	run -0 vm_run "echo 0 > $SYSCTL/slab_defrag_interval"
-	fragment 130
-	c0=$(counts)
-	run -0 trace_start
-	run -0 vm_run "echo 1 > $SLAB/shrink"
-	run -0 trace_take
-	events=$output
-	c1=$(counts)
+	traced_on_fragment "echo 1 > $SLAB/shrink"
 	echo "# trace: $(grep -m1 slab_defrag_slab: <<<"$events")" >&3
 	echo "# trace: $(grep -m1 slab_defrag_pass: <<<"$events")" >&3
 	# every event is smo_test's, for a shrink
@@ -359,14 +366,7 @@ node0_hugepages() {
 }
 
 @test "the slab_defrag trace events report the slabs compaction vacates" {
-	run -0 vm_run "echo 0 > $SYSCTL/slab_defrag_interval"
-	fragment 130
-	c0=$(counts)
-	run -0 trace_start
-	run -0 vm_run "echo 1 > /proc/sys/vm/compact_memory"
-	run -0 trace_take
-	events=$output
-	c1=$(counts)
+	traced_on_fragment "echo 1 > /proc/sys/vm/compact_memory"
 	vacated=$(delta "$c0" "$c1" slabs_vacated 2)
 	echo "# compact_memory: $vacated slabs vacated, $(delta "$c0" "$c1" vacate_failed 2) not; $(tcount "$events" slab_defrag_slab reason=compaction) slab events" >&3
 	[ "$vacated" -gt 0 ]
