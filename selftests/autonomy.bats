@@ -322,12 +322,14 @@ node0_hugepages() {
 	fragment 130
 	moved0=$(stat_of moved)
 	# occupancy: every slab is a partial one kept below 30 % in use, or
-	# a full, CPU or isolated one
+	# a full, CPU or isolated one (on the debug kernel, KASAN's quarantine
+	# holds some of the objects punched out: they count as in use)
 	run -0 vm_run "cat $SLAB/occupancy"
-	occ=$output
+	occ=$output slabs0=$(attr slabs)
 	echo "# occupancy before the shrink: $occ" >&3
-	[ "$(tr ' ' '\n' <<<"$occ" | awk -F: '{ n += $2 } END { print n }')" -eq 130 ]
-	[ "$(tr ' ' '\n' <<<"$occ" | awk -F: -v max=$((ops * 3 / 10)) '$1 ~ /^[0-9]+$/ && $1 >= max' | wc -l)" -eq 0 ]
+	[ "$(tr ' ' '\n' <<<"$occ" | awk -F: '{ n += $2 } END { print n }')" -eq "$slabs0" ]
+	[ "${SMO_FLAVOR:-normal}" = debug ] ||
+		[ "$(tr ' ' '\n' <<<"$occ" | awk -F: -v max=$((ops * 3 / 10)) '$1 ~ /^[0-9]+$/ && $1 >= max' | wc -l)" -eq 0 ]
 	c0=$(counts)
 	run -0 vm_run "echo 1 > $SLAB/shrink"
 	c1=$(counts)
@@ -343,7 +345,7 @@ node0_hugepages() {
 	[ "$(delta "$c0" "$c1" objects_moved 2)" -eq "$moved" ]
 	[ "$moved" -gt 0 ]
 	[ "$(delta "$c0" "$c1" objects_offered 2)" -ge "$moved" ]
-	[ "$(delta "$c0" "$c1" slabs_freed 2)" -ge $((130 - $(attr slabs))) ]
+	[ "$(delta "$c0" "$c1" slabs_freed 2)" -ge $((slabs0 - $(attr slabs))) ]
 	run -0 callfn verify
 }
 
@@ -382,22 +384,25 @@ node0_hugepages() {
 	fragment 130
 	run -0 vm_run "cat $SLAB/movable && echo 0 > $SLAB/movable && cat $SLAB/movable"
 	[ "$output" = "$(printf '1\n0')" ]
-	passes0=$(attr defrag_passes)
+	passes0=$(attr defrag_passes) slabs0=$(attr slabs)
 	# neither a shrink, compaction nor the background touches it
 	run -0 vm_run "echo 1 > $SLAB/shrink && echo 1 > /proc/sys/vm/compact_memory && echo 1 > $SYSCTL/slab_defrag_interval && echo 20 > $SYSCTL/slab_defrag_min_slabs"
 	sleep $((3 * VM_TIMEOUT_SCALE))
 	run -0 vm_run "echo 0 > $SYSCTL/slab_defrag_interval"
 	[ "$(attr defrag_passes)" -eq "$passes0" ]
 	[ "$(stat_of moved)" -eq 0 ]
-	[ "$(attr slabs)" -eq 130 ]
+	# (the debug kernel's shrink empties KASAN's quarantine, which may
+	# free slabs that only quarantined objects kept)
+	[ "${SMO_FLAVOR:-normal}" = debug ] || [ "$(attr slabs)" -eq "$slabs0" ]
+	slabs0=$(attr slabs)
 	# the owner's callbacks are still registered
 	run -0 vm_run "grep -c '^migrate' $SLAB/ops"
 	run -0 vm_run "echo 1 > $SLAB/movable && cat $SLAB/movable && echo 1 > $SLAB/shrink"
 	[ "$output" = 1 ]
-	echo "# movable 0: 130 slabs untouched by shrink, compaction and background; movable 1: shrink 130 -> $(attr slabs)" >&3
+	echo "# movable 0: $slabs0 slabs untouched by shrink, compaction and background; movable 1: shrink $slabs0 -> $(attr slabs)" >&3
 	[ "$(attr defrag_passes)" -gt "$passes0" ]
 	[ "$(stat_of moved)" -gt 0 ]
-	[ "$(attr slabs)" -lt 130 ]
+	[ "$(attr slabs)" -lt "$slabs0" ]
 	run -0 callfn verify
 	# the owner may go away while mobility is off; a new cache starts off
 	run -0 vm_run "echo 0 > $SLAB/movable"
