@@ -45,7 +45,8 @@
  *   PHASE buddy NODE ORDER_GE9      free blocks of order >= 9 on NODE
  *   PHASE pageblocks NODE TYPE N    pageblocks of migrate TYPE on NODE
  *                                   (/proc/pagetypeinfo, zones summed)
- *   PHASE vmstat KEY VALUE          (compact_* and thp_* counters)
+ *   PHASE vmstat KEY VALUE          (compact_*, thp_*, slab_defrag_* and
+ *                                   reclaim counters)
  *   PHASE hugetlb WANTED GOT        2 MiB hugetlb pages asked for / obtained
  *   PHASE thp MAPPED_KB HUGE_KB     the anonymous mapping and its huge part
  *   PHASE step SECONDS NR           a step's duration (a time: noisy under
@@ -546,7 +547,8 @@ static void record(void)
 		if (sscanf(line, "%127s %lu", name, &a) == 2 &&
 		    (!strncmp(name, "compact_", 8) || !strncmp(name, "thp_", 4) ||
 		     !strcmp(name, "pgsteal_kswapd") || !strcmp(name, "pgsteal_direct") ||
-		     !strcmp(name, "slabs_scanned")))
+		     !strcmp(name, "slabs_scanned") ||
+		     !strncmp(name, "slab_defrag_", 12)))
 			printf("%s vmstat %s %lu\n", phase, name, a);
 	}
 	fclose(fp);
