@@ -41,6 +41,14 @@ teardown() { vm_teardown_test; }
 	run -0 vm_run 'command -v slabinfo insmod rmmod lsmod'
 }
 
+@test "test guests boot with the kernel's own passes off, and tracefs mounted" {
+	# vm/lib.sh smo_background_defrag_arg: counts stay where tests left them
+	run -0 vm_run 'cat /proc/sys/vm/slab_defrag_interval /proc/sys/vm/compaction_proactiveness'
+	assert_output $'0\n0'
+	run -0 vm_run 'test -d /sys/kernel/tracing/events/slab_defrag && echo ok'
+	assert_output ok
+}
+
 @test "the guest command's exit status is returned" {
 	run -3 vm_run 'echo on stdout; echo on stderr >&2; exit 3'
 	assert_output $'on stdout\non stderr'

@@ -217,15 +217,19 @@ smo_check_quick() {
 	[[ "${SMO_CHECK_FULL:-0}" != 1 && "${SMO_DEBUG_FULL:-0}" != 1 ]]
 }
 
-# smo_background_defrag_arg: the kernel argument that turns the kernel's
-# background defragmentation (patch 24: vm.slab_defrag_interval) off at
-# boot, so that a test or a benchmark finds its slabs where it left them;
-# nothing when SMO_BACKGROUND_DEFRAG=1 (selftests/autonomy.bats boots with
-# the kernel's default).  vm_start and vm/with-vm add it; bench/system,
-# whose "smo" row is the kernel left to itself, boots without it.
+# smo_background_defrag_arg: the kernel arguments that turn the kernel's
+# own passes off at boot, so that a test or a benchmark finds its slabs
+# where it left them: the background defragmentation (patch 24:
+# vm.slab_defrag_interval) and proactive compaction, whose kcompactd
+# vacates the slabs of movable caches (patch 25) on their own node: once
+# in a FZPU pass of node.bats it emptied a smox_test slab of node 1 into
+# another of node 1 while a move to node 0 ran.  Nothing when
+# SMO_BACKGROUND_DEFRAG=1 (selftests/autonomy.bats boots with the
+# kernel's defaults).  vm_start and vm/with-vm add them; bench/system,
+# whose "smo" row is the kernel left to itself, boots without them.
 smo_background_defrag_arg() {
 	[[ "${SMO_BACKGROUND_DEFRAG:-0}" == 1 ]] ||
-		printf '%s\n' sysctl.vm.slab_defrag_interval=0
+		printf '%s\n' "sysctl.vm.slab_defrag_interval=0 sysctl.vm.compaction_proactiveness=0"
 }
 
 # smo_qemu_alive RUNDIR: true while the QEMU started for RUNDIR runs: the
