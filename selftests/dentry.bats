@@ -336,6 +336,12 @@ stats_add_up() {
 	run -0 vm_insmod smo_dentry
 	run -0 vm_run "echo 300 > $delay
 		(echo 1 > $SLAB/shrink; echo \"shrink \$?\" > /tmp/shrink.rc) &
+		# the first batch evicted (and now held): the window is open
+		# before drop_caches can take the dentries the shrink wants
+		for t in \$(seq 100); do
+			awk '\$1 == \"evicted\" && \$2 > 0 { ok = 1 } END { exit !ok }' $STATS && break
+			sleep 0.1
+		done
 		cd $MNT/d
 		for round in 1 2 3 4 5; do
 			echo 2 > /proc/sys/vm/drop_caches
